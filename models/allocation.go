@@ -1,0 +1,160 @@
+package models
+
+import (
+	"fmt"
+	"math"
+	"sort"
+)
+
+// Assignment runs one job's whole gang on GPUs of one type until the next
+// decision.
+type Assignment struct {
+	Job  JobID  `json:"job"`
+	Type string `json:"type"`
+	// GPUs optionally names the GPUs (indices into the cluster); when empty the
+	// simulator places the gang itself, consolidated where possible.
+	GPUs []int `json:"gpus,omitempty"`
+}
+
+// Allocation is a policy's decision. It is integral (Run: which gangs run now,
+// in priority order) or fractional (Fractions: the share of time each job
+// should spend on each GPU type, Gavel-style, which the simulator's round
+// mechanism turns into placements). A policy sets one of the two.
+type Allocation struct {
+	Run       []Assignment                 `json:"run,omitempty"`
+	Fractions map[JobID]map[string]float64 `json:"fractions,omitempty"`
+}
+
+// Fractional reports whether a carries time fractions rather than placements.
+func (a Allocation) Fractional() bool { return len(a.Fractions) > 0 }
+
+// FractionTolerance is the slack allowed on the sums of an LP's fractions.
+const FractionTolerance = 1e-6
+
+// Violation is a constraint an allocation breaks, with the numbers.
+type Violation struct {
+	Constraint string // e.g. "capacity", "gang", "double-booked"
+	Job        JobID  // the job concerned, or -1
+	Type       string // the GPU type concerned, if any
+	Detail     string // the numbers
+}
+
+func (v *Violation) Error() string {
+	s := "violates " + v.Constraint
+	if v.Job >= 0 {
+		s += fmt.Sprintf(" (job %d", v.Job)
+		if v.Type != "" {
+			s += " on " + v.Type
+		}
+		s += ")"
+	} else if v.Type != "" {
+		s += " (" + v.Type + ")"
+	}
+	return s + ": " + v.Detail
+}
+
+// Feasible checks a against the snapshot it was computed from: every job is
+// active and appears once, runs on a type that can run it, the per-type
+// capacities hold, named GPUs are of the right type and not double-booked,
+// and fractions lie in [0,1] with Σ_g x[j][g] ≤ 1 and Σ_j d_j·x[j][g] ≤ N_g.
+// It returns a *Violation.
+func Feasible(s *Snapshot, a Allocation) error {
+	if len(a.Run) > 0 && len(a.Fractions) > 0 {
+		return &Violation{Constraint: "form", Job: -1, Detail: "allocation sets both placements and fractions"}
+	}
+	if a.Fractional() {
+		return feasibleFractions(s, a.Fractions)
+	}
+	used := map[string]int{}
+	seen := map[JobID]bool{}
+	owner := map[int]JobID{}
+	for _, as := range a.Run {
+		j, ok := s.Job(as.Job)
+		if !ok {
+			return &Violation{Constraint: "active job", Job: as.Job, Detail: "no such active job"}
+		}
+		if seen[as.Job] {
+			return &Violation{Constraint: "one placement per job", Job: as.Job, Detail: "job assigned twice"}
+		}
+		seen[as.Job] = true
+		if s.Throughput(&j.Job, as.Type) <= 0 {
+			return &Violation{Constraint: "runnable", Job: as.Job, Type: as.Type,
+				Detail: fmt.Sprintf("no measured throughput for %s at gang %d, or not enough memory or GPUs", j.Type, j.Gang)}
+		}
+		used[as.Type] += j.Gang
+		if len(as.GPUs) == 0 {
+			continue
+		}
+		if len(as.GPUs) != j.Gang {
+			return &Violation{Constraint: "gang", Job: as.Job, Type: as.Type,
+				Detail: fmt.Sprintf("%d GPUs named for a gang of %d", len(as.GPUs), j.Gang)}
+		}
+		for _, g := range as.GPUs {
+			if g < 0 || g >= s.Cluster.TotalGPUs() {
+				return &Violation{Constraint: "gpu index", Job: as.Job, Detail: fmt.Sprintf("GPU %d does not exist", g)}
+			}
+			if t := s.Cluster.TypeOfGPU(g); t != as.Type {
+				return &Violation{Constraint: "gpu type", Job: as.Job, Type: as.Type, Detail: fmt.Sprintf("GPU %d is a %s", g, t)}
+			}
+			if o, taken := owner[g]; taken {
+				return &Violation{Constraint: "double-booked", Job: as.Job, Type: as.Type,
+					Detail: fmt.Sprintf("GPU %d also given to job %d", g, o)}
+			}
+			owner[g] = as.Job
+		}
+	}
+	for _, t := range sortedTypeNames(used) {
+		if c := s.Cluster.Capacity(t); used[t] > c {
+			return &Violation{Constraint: "capacity", Job: -1, Type: t,
+				Detail: fmt.Sprintf("Σ gang = %d > %d GPUs", used[t], c)}
+		}
+	}
+	return nil
+}
+
+func feasibleFractions(s *Snapshot, fr map[JobID]map[string]float64) error {
+	load := map[string]float64{}
+	ids := make([]JobID, 0, len(fr))
+	for id := range fr {
+		ids = append(ids, id)
+	}
+	sort.Slice(ids, func(i, k int) bool { return ids[i] < ids[k] })
+	for _, id := range ids {
+		j, ok := s.Job(id)
+		if !ok {
+			return &Violation{Constraint: "active job", Job: id, Detail: "no such active job"}
+		}
+		sum := 0.0
+		for _, t := range sortedTypeNames(fr[id]) {
+			x := fr[id][t]
+			if math.IsNaN(x) || math.IsInf(x, 0) || x < -FractionTolerance || x > 1+FractionTolerance {
+				return &Violation{Constraint: "0 ≤ x ≤ 1", Job: id, Type: t, Detail: fmt.Sprintf("x = %v", x)}
+			}
+			if x > FractionTolerance && s.Throughput(&j.Job, t) <= 0 {
+				return &Violation{Constraint: "runnable", Job: id, Type: t,
+					Detail: fmt.Sprintf("x = %.4g but %s cannot run there", x, j.Type)}
+			}
+			sum += x
+			load[t] += float64(j.Gang) * x
+		}
+		if sum > 1+FractionTolerance {
+			return &Violation{Constraint: "Σ_g x[j][g] ≤ 1", Job: id, Detail: fmt.Sprintf("Σ = %.6g", sum)}
+		}
+	}
+	for _, t := range sortedTypeNames(load) {
+		if c := float64(s.Cluster.Capacity(t)); load[t] > c*(1+FractionTolerance)+FractionTolerance {
+			return &Violation{Constraint: "Σ_j d_j·x[j][g] ≤ N_g", Job: -1, Type: t,
+				Detail: fmt.Sprintf("Σ = %.6g > %g", load[t], c)}
+		}
+	}
+	return nil
+}
+
+func sortedTypeNames[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}

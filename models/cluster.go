@@ -1,0 +1,192 @@
+package models
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"sort"
+)
+
+// GPUType describes one generation or SKU of accelerator.
+type GPUType struct {
+	// Name is the canonical name, e.g. "V100" or "A100-80GB".
+	Name string `json:"name" yaml:"name"`
+	// MemoryGB is the device memory in GiB.
+	MemoryGB float64 `json:"memory_gb" yaml:"memory_gb"`
+	// Rank orders types by generation: a higher rank is a newer type. Policies
+	// that need "the highest-ranked type" (Gandiva_fair profiling) use it.
+	Rank int `json:"rank" yaml:"rank"`
+	// Source cites where the memory figure comes from.
+	Source string `json:"source,omitempty" yaml:"source,omitempty"`
+}
+
+// Validate reports whether t is usable.
+func (t GPUType) Validate() error {
+	if t.Name == "" {
+		return errors.New("gpu type: name is empty")
+	}
+	if err := positive("memory_gb", t.MemoryGB); err != nil {
+		return fmt.Errorf("gpu type %q: %w", t.Name, err)
+	}
+	return nil
+}
+
+// Server is one machine holding GPUs of a single type.
+type Server struct {
+	// Type is the GPU type name of every GPU in the server.
+	Type string `json:"type" yaml:"type"`
+	// GPUs is the number of GPUs in the server.
+	GPUs int `json:"gpus" yaml:"gpus"`
+}
+
+// Cluster is a set of servers and the GPU types they use. GPUs are numbered
+// 0..TotalGPUs()-1, server by server in the order of Servers; use FirstGPU and
+// ServerOf to move between the two views.
+type Cluster struct {
+	Types   []GPUType `json:"types" yaml:"types"`
+	Servers []Server  `json:"servers" yaml:"servers"`
+
+	first  []int // first GPU index of each server; built by index()
+	server []int // server of each GPU
+}
+
+// NewCluster validates the description and returns an indexed cluster.
+func NewCluster(types []GPUType, servers []Server) (*Cluster, error) {
+	c := &Cluster{Types: append([]GPUType(nil), types...), Servers: append([]Server(nil), servers...)}
+	if err := c.Validate(); err != nil {
+		return nil, err
+	}
+	c.index()
+	return c, nil
+}
+
+// Validate checks that every server uses a known type and holds at least one
+// GPU, that type names are unique, and that the cluster has at least one GPU.
+func (c *Cluster) Validate() error {
+	if len(c.Servers) == 0 {
+		return errors.New("cluster: no servers")
+	}
+	seen := map[string]bool{}
+	for i, t := range c.Types {
+		if err := t.Validate(); err != nil {
+			return fmt.Errorf("cluster: types[%d]: %w", i, err)
+		}
+		if seen[t.Name] {
+			return fmt.Errorf("cluster: types[%d]: duplicate gpu type %q", i, t.Name)
+		}
+		seen[t.Name] = true
+	}
+	for i, s := range c.Servers {
+		if !seen[s.Type] {
+			return fmt.Errorf("cluster: servers[%d]: unknown gpu type %q", i, s.Type)
+		}
+		if s.GPUs <= 0 {
+			return fmt.Errorf("cluster: servers[%d]: gpus must be positive, got %d", i, s.GPUs)
+		}
+	}
+	return nil
+}
+
+func (c *Cluster) index() {
+	if c.first != nil {
+		return
+	}
+	c.first = make([]int, len(c.Servers)+1)
+	for i, s := range c.Servers {
+		c.first[i+1] = c.first[i] + s.GPUs
+	}
+	c.server = make([]int, c.first[len(c.Servers)])
+	for i := range c.Servers {
+		for g := c.first[i]; g < c.first[i+1]; g++ {
+			c.server[g] = i
+		}
+	}
+}
+
+// TotalGPUs is the number of GPUs in the cluster.
+func (c *Cluster) TotalGPUs() int { c.index(); return c.first[len(c.Servers)] }
+
+// FirstGPU is the index of server s's first GPU.
+func (c *Cluster) FirstGPU(s int) int { c.index(); return c.first[s] }
+
+// ServerOf is the server holding GPU g.
+func (c *Cluster) ServerOf(g int) int { c.index(); return c.server[g] }
+
+// TypeOfGPU is the type name of GPU g.
+func (c *Cluster) TypeOfGPU(g int) string { return c.Servers[c.ServerOf(g)].Type }
+
+// Type returns the GPU type with the given name.
+func (c *Cluster) Type(name string) (GPUType, bool) {
+	for _, t := range c.Types {
+		if t.Name == name {
+			return t, true
+		}
+	}
+	return GPUType{}, false
+}
+
+// Capacity is the number of GPUs of the named type.
+func (c *Cluster) Capacity(typ string) int {
+	n := 0
+	for _, s := range c.Servers {
+		if s.Type == typ {
+			n += s.GPUs
+		}
+	}
+	return n
+}
+
+// MaxServerGPUs is the largest server of the named type (0 when none).
+func (c *Cluster) MaxServerGPUs(typ string) int {
+	m := 0
+	for _, s := range c.Servers {
+		if s.Type == typ && s.GPUs > m {
+			m = s.GPUs
+		}
+	}
+	return m
+}
+
+// TypeNames lists the types that have at least one server, fastest generation
+// first (descending Rank, then name), so iteration order never depends on a map.
+func (c *Cluster) TypeNames() []string {
+	var names []string
+	for _, t := range c.Types {
+		if c.Capacity(t.Name) > 0 {
+			names = append(names, t.Name)
+		}
+	}
+	rank := map[string]int{}
+	for _, t := range c.Types {
+		rank[t.Name] = t.Rank
+	}
+	sort.SliceStable(names, func(i, j int) bool {
+		if rank[names[i]] != rank[names[j]] {
+			return rank[names[i]] > rank[names[j]]
+		}
+		return names[i] < names[j]
+	})
+	return names
+}
+
+// positive checks that v is a finite number greater than zero.
+func positive(field string, v float64) error {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return fmt.Errorf("%s: must be a finite number, got %v", field, v)
+	}
+	if v <= 0 {
+		return fmt.Errorf("%s: must be positive, got %v", field, v)
+	}
+	return nil
+}
+
+// nonNegative checks that v is a finite number of at least zero.
+func nonNegative(field string, v float64) error {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return fmt.Errorf("%s: must be a finite number, got %v", field, v)
+	}
+	if v < 0 {
+		return fmt.Errorf("%s: must not be negative, got %v", field, v)
+	}
+	return nil
+}

@@ -1,0 +1,114 @@
+package models
+
+import (
+	"errors"
+	"fmt"
+	"time"
+)
+
+// User is a tenant of the cluster. Weight is its number of tickets: a user with
+// weight 2 is entitled to twice the GPU time of a user with weight 1.
+type User struct {
+	Name   string  `json:"name" yaml:"name"`
+	Weight float64 `json:"weight" yaml:"weight"`
+}
+
+// Validate checks the name and that the weight is a positive finite number.
+func (u User) Validate() error {
+	if u.Name == "" {
+		return errors.New("user: name is empty")
+	}
+	if err := positive("weight", u.Weight); err != nil {
+		return fmt.Errorf("user %q: %w", u.Name, err)
+	}
+	return nil
+}
+
+// JobType is a deep-learning training workload: a model at a batch size.
+type JobType struct {
+	// Name matches the keys of the throughput matrix, e.g.
+	// "ResNet-50 (batch size 64)".
+	Name string `json:"name" yaml:"name"`
+	// Model and BatchSize describe the workload.
+	Model     string `json:"model,omitempty" yaml:"model,omitempty"`
+	BatchSize int    `json:"batch_size,omitempty" yaml:"batch_size,omitempty"`
+	// MemoryGB is the device memory one worker needs at BatchSize (0 when
+	// unknown; then any GPU type is taken to fit).
+	MemoryGB float64 `json:"memory_gb,omitempty" yaml:"memory_gb,omitempty"`
+	// StateGB is the size of the training state a checkpoint has to move
+	// (weights plus optimizer state); it prices preemption and migration.
+	StateGB float64 `json:"state_gb,omitempty" yaml:"state_gb,omitempty"`
+	// Source cites where the memory and state figures come from.
+	Source string `json:"source,omitempty" yaml:"source,omitempty"`
+}
+
+// Validate checks the name and that the sizes are finite and non-negative.
+func (t JobType) Validate() error {
+	if t.Name == "" {
+		return errors.New("job type: name is empty")
+	}
+	if err := nonNegative("memory_gb", t.MemoryGB); err != nil {
+		return fmt.Errorf("job type %q: %w", t.Name, err)
+	}
+	if err := nonNegative("state_gb", t.StateGB); err != nil {
+		return fmt.Errorf("job type %q: %w", t.Name, err)
+	}
+	if t.BatchSize < 0 {
+		return fmt.Errorf("job type %q: batch_size: must not be negative, got %d", t.Name, t.BatchSize)
+	}
+	return nil
+}
+
+// JobID identifies a job within one run.
+type JobID int
+
+// Job is one training job as submitted.
+type Job struct {
+	ID   JobID  `json:"id" yaml:"id"`
+	User string `json:"user" yaml:"user"`
+	Type string `json:"type" yaml:"type"`
+	// Gang is the number of GPUs the job needs at once (data-parallel workers).
+	Gang int `json:"gang" yaml:"gang"`
+	// Steps is the total work in training steps (iterations).
+	Steps float64 `json:"steps" yaml:"steps"`
+	// Arrival is the submission time, measured from the start of the run.
+	Arrival time.Duration `json:"arrival" yaml:"arrival"`
+	// MemoryGB overrides the job type's per-worker memory need (0: use the type's).
+	MemoryGB float64 `json:"memory_gb,omitempty" yaml:"memory_gb,omitempty"`
+	// Priority is a weight some policies use (Gavel's priority weight); 0 means 1.
+	Priority float64 `json:"priority,omitempty" yaml:"priority,omitempty"`
+}
+
+// Validate checks the job's own fields (not whether its type or user exist).
+func (j Job) Validate() error {
+	if j.User == "" {
+		return fmt.Errorf("job %d: user is empty", j.ID)
+	}
+	if j.Type == "" {
+		return fmt.Errorf("job %d: type is empty", j.ID)
+	}
+	if j.Gang <= 0 {
+		return fmt.Errorf("job %d: gang: must be positive, got %d", j.ID, j.Gang)
+	}
+	if err := positive("steps", j.Steps); err != nil {
+		return fmt.Errorf("job %d: %w", j.ID, err)
+	}
+	if j.Arrival < 0 {
+		return fmt.Errorf("job %d: arrival: must not be negative, got %v", j.ID, j.Arrival)
+	}
+	if err := nonNegative("memory_gb", j.MemoryGB); err != nil {
+		return fmt.Errorf("job %d: %w", j.ID, err)
+	}
+	if err := nonNegative("priority", j.Priority); err != nil {
+		return fmt.Errorf("job %d: %w", j.ID, err)
+	}
+	return nil
+}
+
+// PriorityWeight is Priority, or 1 when unset.
+func (j Job) PriorityWeight() float64 {
+	if j.Priority == 0 {
+		return 1
+	}
+	return j.Priority
+}

@@ -1,0 +1,145 @@
+package models
+
+import (
+	"math"
+	"time"
+)
+
+// Trigger says why a policy is being asked for an allocation.
+type Trigger int
+
+const (
+	// AtRound: the start of a scheduling round.
+	AtRound Trigger = 1 << iota
+	// AtArrival: one or more jobs arrived.
+	AtArrival
+	// AtCompletion: one or more jobs finished and freed their GPUs.
+	AtCompletion
+)
+
+func (t Trigger) String() string {
+	switch t {
+	case AtRound:
+		return "round"
+	case AtArrival:
+		return "arrival"
+	case AtCompletion:
+		return "completion"
+	}
+	return "mixed"
+}
+
+// JobState is a job as the scheduler sees it at one instant.
+type JobState struct {
+	Job
+	// Done is the number of steps completed.
+	Done float64 `json:"done"`
+	// Attained is the GPU time received so far (gang × time run), the service
+	// measure of least-attained-service policies.
+	Attained time.Duration `json:"attained"`
+	// Executed is the wall time the job has been running.
+	Executed time.Duration `json:"executed"`
+	// FirstRun is when the job first ran; negative when it has not run yet.
+	FirstRun time.Duration `json:"first_run"`
+	// LastType and LastGPUs describe where the job ran under the allocation
+	// in force just before this decision; empty when it was not running.
+	LastType string `json:"last_type,omitempty"`
+	LastGPUs []int  `json:"last_gpus,omitempty"`
+	// Received is, per GPU type, the time the job has run there (Gavel's
+	// rounds received, in time units).
+	Received map[string]time.Duration `json:"received,omitempty"`
+}
+
+// Remaining is the number of steps still to do.
+func (j *JobState) Remaining() float64 { return math.Max(0, j.Steps-j.Done) }
+
+// Running reports whether the job held GPUs just before this decision.
+func (j *JobState) Running() bool { return len(j.LastGPUs) > 0 }
+
+// Started reports whether the job has ever run.
+func (j *JobState) Started() bool { return j.FirstRun >= 0 }
+
+// Snapshot is the immutable view a policy decides on. Policies must not modify
+// it or keep references to it beyond the call.
+type Snapshot struct {
+	Now         time.Duration
+	Round       int
+	RoundLength time.Duration
+	Trigger     Trigger
+	Cluster     *Cluster
+	Users       []User
+	// Jobs are the active jobs (arrived and unfinished), ordered by arrival
+	// time and then ID.
+	Jobs     []JobState
+	Matrix   *Matrix
+	JobTypes map[string]JobType
+}
+
+// Job returns the active job with the given ID.
+func (s *Snapshot) Job(id JobID) (*JobState, bool) {
+	for i := range s.Jobs {
+		if s.Jobs[i].ID == id {
+			return &s.Jobs[i], true
+		}
+	}
+	return nil, false
+}
+
+// User returns the user with the given name.
+func (s *Snapshot) User(name string) (User, bool) {
+	for _, u := range s.Users {
+		if u.Name == name {
+			return u, true
+		}
+	}
+	return User{}, false
+}
+
+// Throughput is the steps per second job j would get with its whole gang on
+// GPU type gpu: the consolidated figure when the gang fits in one server of
+// that type, else the spread figure; 0 when the job cannot run there (no
+// measured figure, or not enough memory).
+func (s *Snapshot) Throughput(j *Job, gpu string) float64 {
+	return ThroughputOn(s.Cluster, s.Matrix, s.JobTypes, j, gpu)
+}
+
+// ThroughputOn is Snapshot.Throughput without a snapshot.
+func ThroughputOn(c *Cluster, m *Matrix, types map[string]JobType, j *Job, gpu string) float64 {
+	t, ok := c.Type(gpu)
+	if !ok || !FitsMemory(types, j, t) {
+		return 0
+	}
+	if c.Capacity(gpu) < j.Gang {
+		return 0
+	}
+	p := Consolidated
+	if j.Gang > c.MaxServerGPUs(gpu) {
+		p = Spread
+	}
+	return m.Throughput(Key{Job: j.Type, GPU: gpu, Gang: j.Gang, Placement: p})
+}
+
+// MemoryNeed is the per-worker memory j needs: its own figure, else its type's.
+func MemoryNeed(types map[string]JobType, j *Job) float64 {
+	if j.MemoryGB > 0 {
+		return j.MemoryGB
+	}
+	return types[j.Type].MemoryGB
+}
+
+// FitsMemory reports whether one worker of j fits in a GPU of type t.
+func FitsMemory(types map[string]JobType, j *Job, t GPUType) bool {
+	return MemoryNeed(types, j) <= t.MemoryGB
+}
+
+// BestThroughput is the highest throughput j gets on any type of the cluster,
+// with the type achieving it ("" and 0 when none can run it).
+func (s *Snapshot) BestThroughput(j *Job) (string, float64) {
+	best, bt := "", 0.0
+	for _, g := range s.Cluster.TypeNames() {
+		if t := s.Throughput(j, g); t > bt {
+			best, bt = g, t
+		}
+	}
+	return best, bt
+}

@@ -1,0 +1,121 @@
+// Package solvers holds the allocation algorithms: one sub-package per policy
+// behind the Policy interface, and the registry through which the CLI,
+// scenario files and the checker name them. Solvers never read files, print,
+// or keep global state.
+package solvers
+
+import (
+	"fmt"
+	"math/rand"
+	"sort"
+
+	"github.com/go-viper/mapstructure/v2"
+
+	"fairbench/models"
+)
+
+// Policy decides which jobs run where, once per round and, if it implements
+// Triggered, at arrivals and completions too.
+type Policy interface {
+	Name() string
+	Allocate(s *models.Snapshot) (models.Allocation, error)
+}
+
+// Triggered is implemented by policies that want decisions at events as well
+// as at round starts. Triggers returns a mask of models.AtRound,
+// models.AtArrival and models.AtCompletion.
+type Triggered interface {
+	Triggers() models.Trigger
+}
+
+// TriggersOf is p's trigger mask: AtRound unless p says otherwise.
+func TriggersOf(p Policy) models.Trigger {
+	if t, ok := p.(Triggered); ok {
+		return t.Triggers()
+	}
+	return models.AtRound
+}
+
+// Config is what a policy is built from: its options from the scenario file
+// and a random source seeded from the run's seed (one stream per purpose).
+type Config struct {
+	Options map[string]any
+	Rand    *rand.Rand
+}
+
+// Decode copies c.Options into out (a pointer to an options struct with
+// mapstructure tags), refusing unknown keys so that typos are reported.
+func (c Config) Decode(out any) error {
+	if len(c.Options) == 0 {
+		return nil
+	}
+	dec, err := mapstructure.NewDecoder(&mapstructure.DecoderConfig{
+		Result:           out,
+		ErrorUnused:      true,
+		WeaklyTypedInput: true,
+		DecodeHook:       mapstructure.StringToTimeDurationHookFunc(),
+	})
+	if err != nil {
+		return err
+	}
+	return dec.Decode(c.Options)
+}
+
+// Factory builds a policy from its configuration.
+type Factory func(Config) (Policy, error)
+
+// Entry is one registered policy.
+type Entry struct {
+	Name    string
+	Summary string
+	New     Factory
+}
+
+// Registry maps policy names to factories. The zero value is empty and ready.
+type Registry struct {
+	entries map[string]Entry
+}
+
+// Register adds e, refusing an empty or duplicate name.
+func (r *Registry) Register(e Entry) error {
+	if e.Name == "" || e.New == nil {
+		return fmt.Errorf("solvers: register: entry needs a name and a factory")
+	}
+	if r.entries == nil {
+		r.entries = map[string]Entry{}
+	}
+	if _, dup := r.entries[e.Name]; dup {
+		return fmt.Errorf("solvers: register: duplicate policy %q", e.Name)
+	}
+	r.entries[e.Name] = e
+	return nil
+}
+
+// Names lists the registered policies, sorted.
+func (r *Registry) Names() []string {
+	out := make([]string, 0, len(r.entries))
+	for n := range r.entries {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Lookup returns the entry for name.
+func (r *Registry) Lookup(name string) (Entry, bool) {
+	e, ok := r.entries[name]
+	return e, ok
+}
+
+// New builds the named policy; an unknown name is an error listing the known ones.
+func (r *Registry) New(name string, c Config) (Policy, error) {
+	e, ok := r.entries[name]
+	if !ok {
+		return nil, fmt.Errorf("unknown policy %q (known: %v)", name, r.Names())
+	}
+	p, err := e.New(c)
+	if err != nil {
+		return nil, fmt.Errorf("policy %s: %w", name, err)
+	}
+	return p, nil
+}
