@@ -46,8 +46,13 @@ type Cluster struct {
 	Types   []GPUType `json:"types" yaml:"types"`
 	Servers []Server  `json:"servers" yaml:"servers"`
 
-	first  []int // first GPU index of each server; built by index()
-	server []int // server of each GPU
+	// Lookup tables built by index(); a Cluster is read-only once indexed
+	// and must then not be changed.
+	first   []int          // first GPU index of each server
+	server  []int          // server of each GPU
+	capac   map[string]int // GPUs per type
+	maxSrv  map[string]int // largest server per type
+	ordered []string       // TypeNames
 }
 
 // NewCluster validates the description and returns an indexed cluster.
@@ -96,11 +101,29 @@ func (c *Cluster) index() {
 		c.first[i+1] = c.first[i] + s.GPUs
 	}
 	c.server = make([]int, c.first[len(c.Servers)])
-	for i := range c.Servers {
+	c.capac = map[string]int{}
+	c.maxSrv = map[string]int{}
+	for i, s := range c.Servers {
 		for g := c.first[i]; g < c.first[i+1]; g++ {
 			c.server[g] = i
 		}
+		c.capac[s.Type] += s.GPUs
+		c.maxSrv[s.Type] = max(c.maxSrv[s.Type], s.GPUs)
 	}
+	rank := map[string]int{}
+	for _, t := range c.Types {
+		rank[t.Name] = t.Rank
+		if c.capac[t.Name] > 0 {
+			c.ordered = append(c.ordered, t.Name)
+		}
+	}
+	sort.SliceStable(c.ordered, func(i, j int) bool {
+		a, b := c.ordered[i], c.ordered[j]
+		if rank[a] != rank[b] {
+			return rank[a] > rank[b]
+		}
+		return a < b
+	})
 }
 
 // TotalGPUs is the number of GPUs in the cluster.
@@ -126,48 +149,15 @@ func (c *Cluster) Type(name string) (GPUType, bool) {
 }
 
 // Capacity is the number of GPUs of the named type.
-func (c *Cluster) Capacity(typ string) int {
-	n := 0
-	for _, s := range c.Servers {
-		if s.Type == typ {
-			n += s.GPUs
-		}
-	}
-	return n
-}
+func (c *Cluster) Capacity(typ string) int { c.index(); return c.capac[typ] }
 
 // MaxServerGPUs is the largest server of the named type (0 when none).
-func (c *Cluster) MaxServerGPUs(typ string) int {
-	m := 0
-	for _, s := range c.Servers {
-		if s.Type == typ && s.GPUs > m {
-			m = s.GPUs
-		}
-	}
-	return m
-}
+func (c *Cluster) MaxServerGPUs(typ string) int { c.index(); return c.maxSrv[typ] }
 
-// TypeNames lists the types that have at least one server, fastest generation
-// first (descending Rank, then name), so iteration order never depends on a map.
-func (c *Cluster) TypeNames() []string {
-	var names []string
-	for _, t := range c.Types {
-		if c.Capacity(t.Name) > 0 {
-			names = append(names, t.Name)
-		}
-	}
-	rank := map[string]int{}
-	for _, t := range c.Types {
-		rank[t.Name] = t.Rank
-	}
-	sort.SliceStable(names, func(i, j int) bool {
-		if rank[names[i]] != rank[names[j]] {
-			return rank[names[i]] > rank[names[j]]
-		}
-		return names[i] < names[j]
-	})
-	return names
-}
+// TypeNames lists the types that have at least one server, newest generation
+// first (descending Rank, then name), so iteration order never depends on a
+// map. The caller must not modify the returned slice.
+func (c *Cluster) TypeNames() []string { c.index(); return c.ordered }
 
 // positive checks that v is a finite number greater than zero.
 func positive(field string, v float64) error {

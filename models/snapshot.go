@@ -73,16 +73,23 @@ type Snapshot struct {
 	Jobs     []JobState
 	Matrix   *Matrix
 	JobTypes map[string]JobType
+
+	index map[JobID]int // built on first use by Job
 }
 
 // Job returns the active job with the given ID.
 func (s *Snapshot) Job(id JobID) (*JobState, bool) {
-	for i := range s.Jobs {
-		if s.Jobs[i].ID == id {
-			return &s.Jobs[i], true
+	if s.index == nil {
+		s.index = make(map[JobID]int, len(s.Jobs))
+		for i := range s.Jobs {
+			s.index[s.Jobs[i].ID] = i
 		}
 	}
-	return nil, false
+	i, ok := s.index[id]
+	if !ok {
+		return nil, false
+	}
+	return &s.Jobs[i], true
 }
 
 // User returns the user with the given name.

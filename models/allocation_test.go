@@ -1,0 +1,111 @@
+package models
+
+import (
+	"errors"
+	"strings"
+	"testing"
+)
+
+func feasibilitySnapshot(t *testing.T) *Snapshot {
+	t.Helper()
+	in := &Instance{
+		GPUTypes: []GPUType{{Name: "V100", MemoryGB: 16, Rank: 3}, {Name: "K80", MemoryGB: 12, Rank: 1}},
+		Servers:  []ServerGroup{{Type: "V100", Count: 1, GPUs: 4}, {Type: "K80", Count: 2, GPUs: 2}},
+		Users:    []User{{Name: "a", Weight: 1}},
+		Jobs: []InstanceJob{
+			{ID: 1, User: "a", Gang: 2, Steps: 10, Throughputs: map[string]float64{"V100": 4, "K80": 1}},
+			{ID: 2, User: "a", Gang: 4, Steps: 10, Throughputs: map[string]float64{"V100": 8}},
+			{ID: 3, User: "a", Gang: 1, Steps: 10, MemoryGB: 14, Throughputs: map[string]float64{"V100": 2, "K80": 1}},
+		},
+	}
+	s, err := in.Snapshot(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func TestFeasible(t *testing.T) {
+	s := feasibilitySnapshot(t)
+	run := func(as ...Assignment) Allocation { return Allocation{Run: as} }
+	cases := []struct {
+		name string
+		a    Allocation
+		want string // "" = feasible
+	}{
+		{"fits", run(Assignment{Job: 1, Type: "K80"}, Assignment{Job: 2, Type: "V100"}), ""},
+		{"capacity", run(Assignment{Job: 1, Type: "V100"}, Assignment{Job: 2, Type: "V100"}), "capacity (V100): Σ gang = 6 > 4 GPUs"},
+		{"no figure", run(Assignment{Job: 2, Type: "K80"}), "runnable (job 2 on K80)"},
+		{"memory", run(Assignment{Job: 3, Type: "K80"}), "runnable (job 3 on K80)"},
+		{"unknown job", run(Assignment{Job: 9, Type: "K80"}), "active job (job 9)"},
+		{"twice", run(Assignment{Job: 1, Type: "K80"}, Assignment{Job: 1, Type: "V100"}), "one placement per job"},
+		{"gang size", run(Assignment{Job: 1, Type: "V100", GPUs: []int{0}}), "1 GPUs named for a gang of 2"},
+		{"wrong type", run(Assignment{Job: 1, Type: "V100", GPUs: []int{0, 4}}), "GPU 4 is a K80"},
+		{"double booked", run(Assignment{Job: 1, Type: "V100", GPUs: []int{0, 1}}, Assignment{Job: 3, Type: "V100", GPUs: []int{1}}), "GPU 1 also given to job 1"},
+		{"fractions fit", Allocation{Fractions: map[JobID]map[string]float64{1: {"V100": 0.5, "K80": 0.5}, 2: {"V100": 0.75}}}, ""},
+		// 2·0.5 + 4·0.8 = 4.2 > 4 V100s.
+		{"fraction capacity", Allocation{Fractions: map[JobID]map[string]float64{1: {"V100": 0.5}, 2: {"V100": 0.8}}}, "Σ_j d_j·x[j][g] ≤ N_g (V100): Σ = 4.2 > 4"},
+		{"fraction sum", Allocation{Fractions: map[JobID]map[string]float64{1: {"V100": 0.6, "K80": 0.6}}}, "Σ_g x[j][g] ≤ 1 (job 1)"},
+		{"fraction negative", Allocation{Fractions: map[JobID]map[string]float64{1: {"V100": -0.5}}}, "0 ≤ x ≤ 1"},
+	}
+	for _, c := range cases {
+		err := Feasible(s, c.a)
+		switch {
+		case c.want == "" && err != nil:
+			t.Errorf("%s: refused: %v", c.name, err)
+		case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)):
+			t.Errorf("%s: got %v, want %q", c.name, err, c.want)
+		case err != nil:
+			var v *Violation
+			if !errors.As(err, &v) {
+				t.Errorf("%s: error is not a *Violation", c.name)
+			}
+		}
+	}
+}
+
+func TestInstanceRoundTrip(t *testing.T) {
+	s := feasibilitySnapshot(t)
+	back, err := InstanceOf(s).Snapshot(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(back.Jobs) != 3 || back.Cluster.TotalGPUs() != 8 || len(back.Cluster.Servers) != 3 {
+		t.Fatalf("round trip lost structure: %d jobs, %d GPUs", len(back.Jobs), back.Cluster.TotalGPUs())
+	}
+	for i := range s.Jobs {
+		for _, g := range []string{"V100", "K80"} {
+			if a, b := s.Throughput(&s.Jobs[i].Job, g), back.Throughput(&back.Jobs[i].Job, g); a != b {
+				t.Errorf("job %d on %s: %v became %v", s.Jobs[i].ID, g, a, b)
+			}
+		}
+	}
+}
+
+func TestInstanceRefusesConflictsAndBadNumbers(t *testing.T) {
+	base := func() *Instance {
+		return &Instance{
+			GPUTypes: []GPUType{{Name: "V100", MemoryGB: 16}},
+			Servers:  []ServerGroup{{Type: "V100", Count: 1, GPUs: 4}},
+			Users:    []User{{Name: "a", Weight: 1}},
+		}
+	}
+	in := base()
+	in.Jobs = []InstanceJob{
+		{ID: 1, User: "a", Type: "r", Gang: 1, Steps: 1, Throughputs: map[string]float64{"V100": 2}},
+		{ID: 2, User: "a", Type: "r", Gang: 1, Steps: 1, Throughputs: map[string]float64{"V100": 3}},
+	}
+	if _, err := in.Snapshot(nil); err == nil || !strings.Contains(err.Error(), "jobs[1]: job 2: throughputs.V100: 3 disagrees with 2") {
+		t.Errorf("conflict: got %v", err)
+	}
+	in = base()
+	in.Jobs = []InstanceJob{{ID: 1, User: "b", Gang: 1, Steps: 1, Throughputs: map[string]float64{"V100": 2}}}
+	if _, err := in.Snapshot(nil); err == nil || !strings.Contains(err.Error(), `unknown user "b"`) {
+		t.Errorf("unknown user: got %v", err)
+	}
+	in = base()
+	in.Jobs = []InstanceJob{{ID: 1, User: "a", Gang: 1, Steps: 1, Done: -3, Throughputs: map[string]float64{"V100": 2}}}
+	if _, err := in.Snapshot(nil); err == nil || !strings.Contains(err.Error(), "done: must not be negative") {
+		t.Errorf("negative done: got %v", err)
+	}
+}

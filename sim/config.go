@@ -1,0 +1,152 @@
+// Package sim is fairbench's deterministic cluster simulator. It replays job
+// arrivals against a policy, in rounds and at events, places gangs on servers,
+// charges preemption and migration costs, finishes jobs mid-round, and
+// computes every metric of the run.
+//
+// The simulator is a pure function of its Config and the policy: it never
+// reads the wall clock (solver time is measured only through an injected
+// Clock), does no I/O (events go to an optional callback), and iterates maps
+// only in sorted order, so the same inputs give the same Result.
+package sim
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"fairbench/models"
+)
+
+// DefaultRound is Gavel's round length (Narayanan et al., OSDI 2020, §6).
+const DefaultRound = 360 * time.Second
+
+// DefaultBandwidthGBps prices checkpoint transfers when no per-type cost is
+// given: 10 Gb/s = 1.25 GB/s, the network of FFT's testbed (Mo et al., ICS
+// 2025, §6.1).
+const DefaultBandwidthGBps = 1.25
+
+// Config is everything a run needs besides the policy.
+type Config struct {
+	Cluster  *models.Cluster
+	Users    []models.User
+	Jobs     []models.Job
+	Matrix   *models.Matrix
+	JobTypes map[string]models.JobType
+
+	// Round is the scheduling round length (default DefaultRound).
+	Round time.Duration
+	// Costs prices preemption and migration.
+	Costs Costs
+	// UnfairThreshold is the finish-time-fairness ρ above which a job counts
+	// as unfairly treated (default 1, Themis; Shockwave uses 1.05).
+	UnfairThreshold float64
+	// MaxSeriesPoints bounds the length of the time series in the result
+	// (default 500); rounds are averaged in equal buckets to fit.
+	MaxSeriesPoints int
+	// MaxIdleRounds stops a run whose policy leaves every GPU idle for this
+	// many consecutive rounds while jobs wait and no arrival is due
+	// (default 1000): such a run would never end.
+	MaxIdleRounds int
+
+	// Clock, when set, is read around each policy call to measure solver
+	// time; leave it nil for byte-identical results.
+	Clock func() time.Duration
+	// OnEvent, when set, receives every event as it happens.
+	OnEvent func(Event)
+}
+
+// Costs prices the checkpoint-restore a job pays when it resumes after a
+// preemption or moves to other GPUs: its GPUs are held but make no progress
+// for that long. A job's first start is free.
+type Costs struct {
+	// PerType overrides the cost for the named job types.
+	PerType map[string]time.Duration
+	// BandwidthGBps derives the cost of other types from their training
+	// state: StateGB / BandwidthGBps (default DefaultBandwidthGBps).
+	BandwidthGBps float64
+}
+
+// Restore is the checkpoint-restore time of job type t.
+func (c Costs) Restore(t models.JobType) time.Duration {
+	if d, ok := c.PerType[t.Name]; ok {
+		return d
+	}
+	bw := c.BandwidthGBps
+	if bw <= 0 {
+		bw = DefaultBandwidthGBps
+	}
+	return time.Duration(t.StateGB / bw * float64(time.Second))
+}
+
+func (c *Config) defaults() {
+	if c.Round == 0 {
+		c.Round = DefaultRound
+	}
+	if c.UnfairThreshold == 0 {
+		c.UnfairThreshold = 1
+	}
+	if c.MaxSeriesPoints == 0 {
+		c.MaxSeriesPoints = 500
+	}
+	if c.MaxIdleRounds == 0 {
+		c.MaxIdleRounds = 1000
+	}
+	if c.JobTypes == nil {
+		c.JobTypes = map[string]models.JobType{}
+	}
+}
+
+// validate refuses a configuration the simulator cannot run to completion,
+// naming the first offending job.
+func (c *Config) validate() error {
+	if c.Cluster == nil || c.Matrix == nil {
+		return errors.New("sim: config needs a cluster and a throughput matrix")
+	}
+	if err := c.Cluster.Validate(); err != nil {
+		return fmt.Errorf("sim: %w", err)
+	}
+	if c.Round < 0 {
+		return fmt.Errorf("sim: round length must be positive, got %v", c.Round)
+	}
+	for t, d := range c.Costs.PerType {
+		if d < 0 {
+			return fmt.Errorf("sim: restore cost of %q must not be negative, got %v", t, d)
+		}
+	}
+	users := map[string]bool{}
+	for i, u := range c.Users {
+		if err := u.Validate(); err != nil {
+			return fmt.Errorf("sim: users[%d]: %w", i, err)
+		}
+		if users[u.Name] {
+			return fmt.Errorf("sim: users[%d]: duplicate user %q", i, u.Name)
+		}
+		users[u.Name] = true
+	}
+	ids := map[models.JobID]bool{}
+	for i := range c.Jobs {
+		j := &c.Jobs[i]
+		if err := j.Validate(); err != nil {
+			return fmt.Errorf("sim: %w", err)
+		}
+		if ids[j.ID] {
+			return fmt.Errorf("sim: job %d: duplicate id", j.ID)
+		}
+		ids[j.ID] = true
+		if !users[j.User] {
+			return fmt.Errorf("sim: job %d: unknown user %q", j.ID, j.User)
+		}
+		runnable := false
+		for _, g := range c.Cluster.TypeNames() {
+			if models.ThroughputOn(c.Cluster, c.Matrix, c.JobTypes, j, g) > 0 {
+				runnable = true
+				break
+			}
+		}
+		if !runnable {
+			return fmt.Errorf("sim: job %d (%s, gang %d): no GPU type of the cluster can run it "+
+				"(no measured throughput, too little memory, or too few GPUs)", j.ID, j.Type, j.Gang)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,195 @@
+package sim
+
+import (
+	"fmt"
+	"math"
+	"math/rand"
+	"testing"
+	"time"
+
+	"fairbench/models"
+)
+
+// randomConfig builds a random small heterogeneous cluster and workload. Each
+// job type has figures on a random subset of types (at least one), so some
+// jobs can only run on some types.
+func randomConfig(rng *rand.Rand) Config {
+	types := []models.GPUType{{Name: "A", MemoryGB: 80, Rank: 3}, {Name: "B", MemoryGB: 32, Rank: 2}, {Name: "C", MemoryGB: 16, Rank: 1}}
+	var servers []models.Server
+	for _, t := range types {
+		for n := rng.Intn(3); n > 0; n-- {
+			servers = append(servers, models.Server{Type: t.Name, GPUs: 1 << rng.Intn(3)})
+		}
+	}
+	if len(servers) == 0 {
+		servers = append(servers, models.Server{Type: "A", GPUs: 4})
+	}
+	c, _ := models.NewCluster(types, servers)
+	m := models.NewMatrix()
+	var jobTypes []string
+	for k := 0; k < 3; k++ {
+		name := fmt.Sprintf("job%d", k)
+		jobTypes = append(jobTypes, name)
+		for ti, t := range c.TypeNames() {
+			if k > 0 && rng.Intn(3) == 0 && ti > 0 {
+				continue // some types cannot run this job
+			}
+			base := 0.5 + rng.Float64()*4
+			for _, g := range []int{1, 2, 4, 8} {
+				_ = m.Set(models.Key{Job: name, GPU: t, Gang: g}, base*float64(g)*0.9, "random")
+				_ = m.Set(models.Key{Job: name, GPU: t, Gang: g, Placement: models.Spread}, base*float64(g)*0.6, "random")
+			}
+		}
+	}
+	users := []models.User{{Name: "x", Weight: 1}, {Name: "y", Weight: 2}, {Name: "z", Weight: 0.5}}
+	var jobs []models.Job
+	var at time.Duration
+	for i := 0; len(jobs) < 25 && i < 1000; i++ {
+		at += time.Duration(rng.Intn(600)) * time.Second
+		j := models.Job{ID: models.JobID(len(jobs)), User: users[rng.Intn(3)].Name, Type: jobTypes[rng.Intn(3)],
+			Gang: 1 << rng.Intn(3), Steps: float64(100 + rng.Intn(5000)), Arrival: at}
+		ok := false
+		for _, g := range c.TypeNames() {
+			ok = ok || models.ThroughputOn(c, m, nil, &j, g) > 0
+		}
+		if ok {
+			jobs = append(jobs, j)
+		}
+	}
+	return Config{Cluster: c, Users: users, Jobs: jobs, Matrix: m, Round: time.Duration(60+rng.Intn(600)) * time.Second,
+		Costs: Costs{PerType: map[string]time.Duration{"job1": 7 * time.Second}}}
+}
+
+// segment is one stretch of a job holding the same GPUs.
+type segment struct {
+	start time.Duration
+	gpus  []int
+	cost  time.Duration
+}
+
+// TestInvariantsOnRandomScenarios replays the event log of random runs and
+// checks, independently of the simulator's own bookkeeping, that no GPU is
+// double-booked, no job runs before it arrives, every job finishes, and the
+// GPU time spent making progress equals the work divided by the throughput
+// of each placement.
+func TestInvariantsOnRandomScenarios(t *testing.T) {
+	for seed := int64(0); seed < 40; seed++ {
+		rng := rand.New(rand.NewSource(seed))
+		cfg := randomConfig(rng)
+		policies := []interface {
+			Name() string
+			Allocate(*models.Snapshot) (models.Allocation, error)
+		}{inOrder{everyEvent}, inOrder{models.AtRound}, fractional{}}
+		p := policies[seed%3]
+		owner := map[int]models.JobID{}
+		open := map[models.JobID]*segment{}
+		work := map[models.JobID]float64{}
+		arrival := map[models.JobID]time.Duration{}
+		for _, j := range cfg.Jobs {
+			arrival[j.ID] = j.Arrival
+		}
+		finished := map[models.JobID]bool{}
+		var failure string
+		fail := func(f string, a ...any) {
+			if failure == "" {
+				failure = fmt.Sprintf(f, a...)
+			}
+		}
+		closeSeg := func(id models.JobID, now time.Duration) {
+			s := open[id]
+			if s == nil {
+				fail("job %d stops without running", id)
+				return
+			}
+			j := cfg.Jobs[id]
+			place := models.Consolidated
+			for _, g := range s.gpus {
+				if cfg.Cluster.ServerOf(g) != cfg.Cluster.ServerOf(s.gpus[0]) {
+					place = models.Spread
+				}
+				delete(owner, g)
+			}
+			rate := cfg.Matrix.Throughput(models.Key{Job: j.Type, GPU: cfg.Cluster.TypeOfGPU(s.gpus[0]), Gang: j.Gang, Placement: place})
+			if run := now - s.start - s.cost; run > 0 {
+				work[id] += rate * run.Seconds()
+			}
+			delete(open, id)
+		}
+		cfg.OnEvent = func(ev Event) {
+			now := time.Duration(math.Round(ev.Time * 1e9))
+			switch ev.Kind {
+			case Start, Resume, Migrate:
+				if now < arrival[ev.Job] {
+					fail("job %d runs at %v before its arrival %v", ev.Job, now, arrival[ev.Job])
+				}
+				for _, g := range ev.GPUs {
+					if o, taken := owner[g]; taken {
+						fail("GPU %d given to job %d while job %d holds it", g, ev.Job, o)
+					}
+					owner[g] = ev.Job
+				}
+				open[ev.Job] = &segment{start: now, gpus: ev.GPUs, cost: time.Duration(math.Round(ev.Cost * 1e9))}
+			case Preempt, Vacate:
+				closeSeg(ev.Job, now)
+			case Finish:
+				closeSeg(ev.Job, now)
+				finished[ev.Job] = true
+			}
+		}
+		r, err := Run(cfg, p)
+		if err != nil {
+			t.Fatalf("seed %d (%s): %v", seed, p.Name(), err)
+		}
+		if failure != "" {
+			t.Fatalf("seed %d (%s): %s", seed, p.Name(), failure)
+		}
+		for _, j := range cfg.Jobs {
+			if !finished[j.ID] {
+				t.Errorf("seed %d: job %d never finished", seed, j.ID)
+			}
+			// A segment is at most 1 ns longer than its work needs (completion
+			// times round up), so the work replayed may exceed Steps by rate·1 ns.
+			if w := work[j.ID]; math.Abs(w-j.Steps) > 1e-6*j.Steps {
+				t.Errorf("seed %d: job %d replayed %v steps of work, want %v", seed, j.ID, w, j.Steps)
+			}
+		}
+		if r.Summary.Jobs != len(cfg.Jobs) {
+			t.Errorf("seed %d: %d job results for %d jobs", seed, r.Summary.Jobs, len(cfg.Jobs))
+		}
+	}
+}
+
+// fractional gives each job an equal time share of its fastest type, scaled
+// to fit, and lets the round mechanism realise it.
+type fractional struct{}
+
+func (fractional) Name() string { return "fractional" }
+func (fractional) Allocate(s *models.Snapshot) (models.Allocation, error) {
+	need := map[string]float64{}
+	best := map[models.JobID]string{}
+	for i := range s.Jobs {
+		g, _ := s.BestThroughput(&s.Jobs[i].Job)
+		best[s.Jobs[i].ID] = g
+		need[g] += float64(s.Jobs[i].Gang)
+	}
+	a := models.Allocation{Fractions: map[models.JobID]map[string]float64{}}
+	for i := range s.Jobs {
+		g := best[s.Jobs[i].ID]
+		a.Fractions[s.Jobs[i].ID] = map[string]float64{g: math.Min(1, float64(s.Cluster.Capacity(g))/need[g])}
+	}
+	return a, nil
+}
+
+// TestDeterminism: the same config and policy give identical results.
+func TestDeterminism(t *testing.T) {
+	for seed := int64(0); seed < 5; seed++ {
+		a, err := Run(randomConfig(rand.New(rand.NewSource(seed))), fractional{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := Run(randomConfig(rand.New(rand.NewSource(seed))), fractional{})
+		if fmt.Sprintf("%+v", a) != fmt.Sprintf("%+v", b) {
+			t.Fatalf("seed %d: two runs differ", seed)
+		}
+	}
+}

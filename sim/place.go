@@ -1,0 +1,290 @@
+package sim
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"sort"
+
+	"fairbench/models"
+)
+
+// placement is where one job's gang runs until the next decision.
+type placement struct {
+	job   *job
+	typ   string
+	gpus  []int
+	place models.Placement
+	rate  float64
+}
+
+// place turns assignments into GPUs. Named GPUs are taken as given. Then, per
+// type, a job that stays on its type keeps its current GPUs when they are all
+// still free (no migration); the others are placed largest gang first, on the
+// fullest server that still holds the whole gang (best fit, so that large
+// gangs find whole servers), or spread over the servers with the most free
+// GPUs when no server can hold it. A spread gang runs at the matrix's spread
+// throughput; a job whose placement has no measured figure does not run this
+// time and is counted in Summary.Unplaced.
+func (e *engine) place(s *models.Snapshot, run []models.Assignment) ([]placement, error) {
+	c := e.cfg.Cluster
+	free := make([]bool, c.TotalGPUs())
+	for g := range free {
+		free[g] = true
+	}
+	byID := make(map[models.JobID]*job, len(e.active))
+	for _, j := range e.active {
+		byID[j.spec.ID] = j
+	}
+	out := make([]placement, 0, len(run))
+	var rest []int // indices into run still to place
+	for i, a := range run {
+		if len(a.GPUs) > 0 {
+			for _, g := range a.GPUs {
+				free[g] = false
+			}
+			out = append(out, placement{job: byID[a.Job], typ: a.Type, gpus: slices.Clone(a.GPUs)})
+		} else {
+			rest = append(rest, i)
+		}
+	}
+	var fresh []int
+	for _, i := range rest {
+		j := byID[run[i].Job]
+		if j.typ == run[i].Type && allFree(free, j.gpus) {
+			for _, g := range j.gpus {
+				free[g] = false
+			}
+			out = append(out, placement{job: j, typ: j.typ, gpus: j.gpus})
+			continue
+		}
+		fresh = append(fresh, i)
+	}
+	sort.SliceStable(fresh, func(a, b int) bool {
+		return byID[run[fresh[a]].Job].spec.Gang > byID[run[fresh[b]].Job].spec.Gang
+	})
+	for _, i := range fresh {
+		j := byID[run[i].Job]
+		gpus := e.pick(free, run[i].Type, j.spec.Gang)
+		if gpus == nil {
+			return nil, fmt.Errorf("placement: no %d free %s GPUs for job %d", j.spec.Gang, run[i].Type, j.spec.ID)
+		}
+		out = append(out, placement{job: j, typ: run[i].Type, gpus: gpus})
+	}
+	kept := out[:0]
+	for _, p := range out {
+		p.place = models.Consolidated
+		if !oneServer(c, p.gpus) {
+			p.place = models.Spread
+		}
+		p.rate = e.cfg.Matrix.Throughput(models.Key{Job: p.job.spec.Type, GPU: p.typ, Gang: p.job.spec.Gang, Placement: p.place})
+		if p.rate <= 0 {
+			e.unplaced++
+			continue
+		}
+		kept = append(kept, p)
+	}
+	return kept, nil
+}
+
+// pick chooses gang free GPUs of type typ and marks them taken.
+func (e *engine) pick(free []bool, typ string, gang int) []int {
+	c := e.cfg.Cluster
+	type srv struct{ idx, free int }
+	var servers []srv
+	for i, s := range c.Servers {
+		if s.Type != typ {
+			continue
+		}
+		n := 0
+		for g := c.FirstGPU(i); g < c.FirstGPU(i)+s.GPUs; g++ {
+			if free[g] {
+				n++
+			}
+		}
+		if n > 0 {
+			servers = append(servers, srv{i, n})
+		}
+	}
+	best := -1
+	for k, s := range servers {
+		if s.free >= gang && (best < 0 || s.free < servers[best].free) {
+			best = k
+		}
+	}
+	if best >= 0 {
+		servers = servers[best : best+1]
+	} else {
+		sort.SliceStable(servers, func(a, b int) bool { return servers[a].free > servers[b].free })
+	}
+	var gpus []int
+	for _, s := range servers {
+		for g := c.FirstGPU(s.idx); g < c.FirstGPU(s.idx)+c.Servers[s.idx].GPUs && len(gpus) < gang; g++ {
+			if free[g] {
+				gpus = append(gpus, g)
+			}
+		}
+	}
+	if len(gpus) < gang {
+		return nil
+	}
+	for _, g := range gpus {
+		free[g] = false
+	}
+	slices.Sort(gpus)
+	return gpus
+}
+
+func allFree(free []bool, gpus []int) bool {
+	if len(gpus) == 0 {
+		return false
+	}
+	for _, g := range gpus {
+		if !free[g] {
+			return false
+		}
+	}
+	return true
+}
+
+func oneServer(c *models.Cluster, gpus []int) bool {
+	for _, g := range gpus[1:] {
+		if c.ServerOf(g) != c.ServerOf(gpus[0]) {
+			return false
+		}
+	}
+	return true
+}
+
+// apply switches the cluster to the new placements: jobs left out are
+// preempted, jobs that move pay their restore cost, new jobs start.
+func (e *engine) apply(ps []placement) {
+	next := make(map[*job]*placement, len(ps))
+	for i := range ps {
+		next[ps[i].job] = &ps[i]
+	}
+	was := make(map[*job]bool, len(e.running))
+	for _, j := range e.running {
+		was[j] = true
+		p, stays := next[j]
+		if stays && p.typ == j.typ && slices.Equal(p.gpus, j.gpus) {
+			delete(next, j) // unchanged: keeps running, no cost
+			continue
+		}
+		j.settle(e.now)
+		old := j.gpus
+		e.release(j)
+		if stays {
+			e.emit(Event{Kind: Vacate, Job: j.spec.ID, GPUs: old})
+		} else {
+			j.preemptions++
+			e.emit(Event{Kind: Preempt, Job: j.spec.ID, GPUs: old})
+		}
+	}
+	e.running = slices.DeleteFunc(e.running, func(j *job) bool { return !j.running() })
+	for i := range ps {
+		p := &ps[i]
+		if _, changed := next[p.job]; !changed {
+			continue
+		}
+		j := p.job
+		j.settle(e.now)
+		kind := Start
+		switch {
+		case j.firstRun < 0:
+			j.firstRun = e.now
+		case !was[j]:
+			kind = Resume
+			j.resumes++
+		default:
+			kind = Migrate
+			j.migrations++
+		}
+		if kind != Start {
+			j.pausedTo = e.now + j.restore
+		}
+		j.typ, j.gpus, j.place, j.rate = p.typ, p.gpus, p.place, p.rate
+		for _, g := range j.gpus {
+			e.owner[g] = j
+		}
+		e.holding[e.userIdx[j.spec.User]] += float64(j.spec.Gang)
+		j.schedule(e.now)
+		e.running = append(e.running, j)
+		ev := Event{Kind: kind, Job: j.spec.ID, Type: j.typ, GPUs: j.gpus}
+		if kind != Start {
+			ev.Cost = j.restore.Seconds()
+		}
+		e.emit(ev)
+	}
+	// Keep running jobs in arrival order so every later scan is deterministic.
+	sort.SliceStable(e.running, func(a, b int) bool { return e.order(e.running[a]) < e.order(e.running[b]) })
+}
+
+// order is j's position in arrival order.
+func (e *engine) order(j *job) int {
+	return sort.Search(len(e.jobs), func(i int) bool {
+		a, b := e.jobs[i].spec, j.spec
+		return a.Arrival > b.Arrival || (a.Arrival == b.Arrival && a.ID >= b.ID)
+	})
+}
+
+// realise turns Gavel-style time fractions into one round's placements with
+// Gavel's priority mechanism (Narayanan et al., OSDI 2020, §4.1): the
+// priority of job j on type g is x[j][g] divided by the fraction of its time
+// in the system it has so far spent on g (∞ when it has none yet); pairs are
+// taken in descending priority, each job at most once, while its gang fits in
+// the type's free GPUs.
+func realise(s *models.Snapshot, fr map[models.JobID]map[string]float64) []models.Assignment {
+	type cand struct {
+		job  *models.JobState
+		pos  int
+		typ  int
+		x, p float64
+	}
+	types := s.Cluster.TypeNames()
+	var cands []cand
+	for i := range s.Jobs {
+		j := &s.Jobs[i]
+		in := s.Now - j.Arrival
+		for k, g := range types {
+			x := fr[j.ID][g]
+			if x <= models.FractionTolerance {
+				continue
+			}
+			p := math.Inf(1)
+			if got := j.Received[g]; got > 0 && in > 0 {
+				p = x / (got.Seconds() / in.Seconds())
+			}
+			cands = append(cands, cand{j, i, k, x, p})
+		}
+	}
+	sort.SliceStable(cands, func(a, b int) bool {
+		ca, cb := cands[a], cands[b]
+		if ca.p != cb.p {
+			return ca.p > cb.p
+		}
+		if ca.x != cb.x {
+			return ca.x > cb.x
+		}
+		if ca.pos != cb.pos {
+			return ca.pos < cb.pos
+		}
+		return ca.typ < cb.typ
+	})
+	free := map[string]int{}
+	for _, g := range types {
+		free[g] = s.Cluster.Capacity(g)
+	}
+	taken := map[models.JobID]bool{}
+	var run []models.Assignment
+	for _, c := range cands {
+		g := types[c.typ]
+		if taken[c.job.ID] || free[g] < c.job.Gang {
+			continue
+		}
+		taken[c.job.ID] = true
+		free[g] -= c.job.Gang
+		run = append(run, models.Assignment{Job: c.job.ID, Type: g})
+	}
+	return run
+}

@@ -1,0 +1,275 @@
+package sim
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"sort"
+	"time"
+
+	"fairbench/models"
+	"fairbench/solvers"
+)
+
+// never is a time no event reaches.
+const never = time.Duration(math.MaxInt64)
+
+// engine is one run in progress.
+type engine struct {
+	cfg    Config
+	policy solvers.Policy
+	trig   models.Trigger
+
+	jobs    []*job // in arrival order (then ID)
+	next    int    // index of the next job to arrive
+	active  []*job // arrived and unfinished, in arrival order
+	running []*job // holding GPUs
+	owner   []*job // owner[g]: job holding GPU g, or nil
+	users   []string
+	userIdx map[string]int
+	weights []float64
+	demand  []float64 // Σ gang of each user's active jobs
+	holding []float64 // Σ gang of each user's running jobs
+	entitle []float64 // water-filled entitlement in GPUs
+
+	now       time.Duration
+	round     int
+	area      float64 // ∫ |active| dt in job·seconds
+	idle      int     // consecutive idle round decisions
+	rec       *recorder
+	decisions []DecisionTiming
+	unplaced  int
+}
+
+// Run simulates the jobs of cfg under policy p until every job has finished.
+func Run(cfg Config, p solvers.Policy) (*Result, error) {
+	cfg.defaults()
+	if err := cfg.validate(); err != nil {
+		return nil, err
+	}
+	e := newEngine(cfg, p)
+	if err := e.loop(); err != nil {
+		return nil, fmt.Errorf("sim: policy %s: %w", p.Name(), err)
+	}
+	return e.result(), nil
+}
+
+func newEngine(cfg Config, p solvers.Policy) *engine {
+	e := &engine{cfg: cfg, policy: p, trig: solvers.TriggersOf(p), userIdx: map[string]int{}}
+	for _, u := range cfg.Users {
+		e.userIdx[u.Name] = len(e.users)
+		e.users = append(e.users, u.Name)
+		e.weights = append(e.weights, u.Weight)
+	}
+	n := len(e.users)
+	e.demand, e.holding, e.entitle = make([]float64, n), make([]float64, n), make([]float64, n)
+	for i := range cfg.Jobs {
+		jt, ok := cfg.JobTypes[cfg.Jobs[i].Type]
+		if !ok {
+			jt = models.JobType{Name: cfg.Jobs[i].Type}
+		}
+		e.jobs = append(e.jobs, &job{
+			spec: cfg.Jobs[i], jt: jt, restore: cfg.Costs.Restore(jt),
+			firstRun: -1, received: map[string]time.Duration{},
+		})
+	}
+	sort.SliceStable(e.jobs, func(a, b int) bool {
+		if e.jobs[a].spec.Arrival != e.jobs[b].spec.Arrival {
+			return e.jobs[a].spec.Arrival < e.jobs[b].spec.Arrival
+		}
+		return e.jobs[a].spec.ID < e.jobs[b].spec.ID
+	})
+	e.owner = make([]*job, cfg.Cluster.TotalGPUs())
+	e.rec = newRecorder(e.users, cfg.Cluster.TotalGPUs(), cfg.Round)
+	return e
+}
+
+// loop advances from event to event: arrivals, completions and round starts.
+func (e *engine) loop() error {
+	nextRound := time.Duration(0)
+	for e.next < len(e.jobs) || len(e.active) > 0 {
+		t := min(nextRound, e.nextArrival(), e.nextCompletion())
+		e.advance(t)
+		done := e.complete()
+		arrived := e.arrive()
+		var why models.Trigger
+		if t == nextRound {
+			why |= models.AtRound
+			e.round = int(t / e.cfg.Round)
+			nextRound += e.cfg.Round
+		}
+		if arrived {
+			why |= models.AtArrival
+		}
+		if done {
+			why |= models.AtCompletion
+		}
+		if why&e.trig == 0 {
+			continue
+		}
+		if err := e.decide(why & e.trig); err != nil {
+			return err
+		}
+		if err := e.checkProgress(why); err != nil {
+			return err
+		}
+	}
+	e.rec.close(e.now)
+	return nil
+}
+
+func (e *engine) nextArrival() time.Duration {
+	if e.next < len(e.jobs) {
+		return e.jobs[e.next].spec.Arrival
+	}
+	return never
+}
+
+func (e *engine) nextCompletion() time.Duration {
+	t := never
+	for _, j := range e.running {
+		t = min(t, j.finishAt)
+	}
+	return t
+}
+
+// advance moves the clock to t, integrating the time-weighted metrics.
+func (e *engine) advance(t time.Duration) {
+	if t > e.now {
+		e.area += float64(len(e.active)) * (t - e.now).Seconds()
+		e.rec.span(e.now, t, e.holding, e.entitle)
+		e.now = t
+	}
+}
+
+// complete finishes every running job whose completion time is now.
+func (e *engine) complete() bool {
+	any := false
+	for _, j := range e.running {
+		if j.finishAt != e.now {
+			continue
+		}
+		j.settle(e.now)
+		j.done = j.spec.Steps
+		j.finished, j.finish = true, e.now
+		e.release(j)
+		e.emit(Event{Kind: Finish, Job: j.spec.ID})
+		any = true
+	}
+	if !any {
+		return false
+	}
+	e.running = slices.DeleteFunc(e.running, func(j *job) bool { return j.finished })
+	e.active = slices.DeleteFunc(e.active, func(j *job) bool { return j.finished })
+	e.refreshEntitlement()
+	return true
+}
+
+// arrive admits every job whose arrival time is now.
+func (e *engine) arrive() bool {
+	any := false
+	for e.next < len(e.jobs) && e.jobs[e.next].spec.Arrival == e.now {
+		j := e.jobs[e.next]
+		j.arrived, j.settled, j.areaArrive = true, e.now, e.area
+		e.active = append(e.active, j)
+		e.demand[e.userIdx[j.spec.User]] += float64(j.spec.Gang)
+		e.emit(Event{Kind: Arrive, Job: j.spec.ID})
+		e.next++
+		any = true
+	}
+	if any {
+		e.refreshEntitlement()
+	}
+	return any
+}
+
+// release frees j's GPUs.
+func (e *engine) release(j *job) {
+	for _, g := range j.gpus {
+		e.owner[g] = nil
+	}
+	u := e.userIdx[j.spec.User]
+	e.holding[u] -= float64(j.spec.Gang)
+	if j.finished {
+		e.demand[u] -= float64(j.spec.Gang)
+	}
+	j.gpus, j.typ, j.rate = nil, "", 0
+}
+
+// refreshEntitlement recomputes each user's entitled GPUs: a weighted
+// water-filling of the whole cluster over the users' demands.
+func (e *engine) refreshEntitlement() {
+	copy(e.entitle, models.WaterFill(float64(len(e.owner)), e.weights, e.demand))
+}
+
+// snapshot is the policy's view of now.
+func (e *engine) snapshot(why models.Trigger) *models.Snapshot {
+	js := make([]models.JobState, len(e.active))
+	for i, j := range e.active {
+		j.settle(e.now)
+		js[i] = j.view()
+	}
+	return &models.Snapshot{
+		Now: e.now, Round: e.round, RoundLength: e.cfg.Round, Trigger: why,
+		Cluster: e.cfg.Cluster, Users: e.cfg.Users, Jobs: js,
+		Matrix: e.cfg.Matrix, JobTypes: e.cfg.JobTypes,
+	}
+}
+
+// decide asks the policy for an allocation, checks it and applies it.
+func (e *engine) decide(why models.Trigger) error {
+	snap := e.snapshot(why)
+	var start time.Duration
+	if e.cfg.Clock != nil {
+		start = e.cfg.Clock()
+	}
+	alloc, err := e.policy.Allocate(snap)
+	if e.cfg.Clock != nil {
+		e.decisions = append(e.decisions, DecisionTiming{
+			Time: seconds(e.now), Round: e.round, Trigger: why.String(),
+			Active: len(e.active), Seconds: (e.cfg.Clock() - start).Seconds(),
+		})
+	}
+	e.emit(Event{Kind: Decision, Round: e.round, Trigger: why.String(), Active: len(e.active)})
+	if err != nil {
+		return fmt.Errorf("round %d (t=%gs): %w", e.round, seconds(e.now), err)
+	}
+	if err := models.Feasible(snap, alloc); err != nil {
+		return fmt.Errorf("round %d (t=%gs): infeasible allocation: %w", e.round, seconds(e.now), err)
+	}
+	run := alloc.Run
+	if alloc.Fractional() {
+		run = realise(snap, alloc.Fractions)
+	}
+	placed, err := e.place(snap, run)
+	if err != nil {
+		return fmt.Errorf("round %d (t=%gs): %w", e.round, seconds(e.now), err)
+	}
+	e.apply(placed)
+	return nil
+}
+
+// checkProgress stops a run that can no longer make progress.
+func (e *engine) checkProgress(why models.Trigger) error {
+	if len(e.running) > 0 || len(e.active) == 0 || e.next < len(e.jobs) {
+		e.idle = 0
+		return nil
+	}
+	if e.trig&models.AtRound == 0 {
+		return fmt.Errorf("stalled at t=%gs: %d jobs wait, none runs, and no event is due", seconds(e.now), len(e.active))
+	}
+	if why&models.AtRound != 0 {
+		e.idle++
+	}
+	if e.idle >= e.cfg.MaxIdleRounds {
+		return fmt.Errorf("stalled: %d jobs waited %d rounds with every GPU idle", len(e.active), e.idle)
+	}
+	return nil
+}
+
+func (e *engine) emit(ev Event) {
+	if e.cfg.OnEvent != nil {
+		ev.Time = seconds(e.now)
+		e.cfg.OnEvent(ev)
+	}
+}

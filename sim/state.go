@@ -1,0 +1,92 @@
+package sim
+
+import (
+	"math"
+	"time"
+
+	"fairbench/models"
+)
+
+// job is the simulator's private record of one job. Progress is settled
+// lazily: done and the time counters are exact at settled and advance at rate
+// while the job holds GPUs and is not restoring.
+type job struct {
+	spec    models.Job
+	jt      models.JobType
+	restore time.Duration // checkpoint-restore cost
+
+	done     float64
+	settled  time.Duration // time up to which done and the counters are exact
+	typ      string        // current GPU type, "" when not running
+	gpus     []int         // current GPUs, nil when not running
+	place    models.Placement
+	rate     float64       // steps per second at the current placement
+	pausedTo time.Duration // restore in progress until then
+	finishAt time.Duration // completion time at the current rate
+
+	attained time.Duration // GPU time of progress (gang × executed)
+	executed time.Duration // wall time of progress
+	firstRun time.Duration // -1 until the first start
+	received map[string]time.Duration
+	lost     time.Duration // wall time spent restoring
+
+	arrived     bool
+	finished    bool
+	finish      time.Duration
+	areaArrive  float64 // ∫ active-jobs dt at arrival (job·seconds)
+	preemptions int
+	migrations  int
+	resumes     int
+}
+
+func (j *job) running() bool { return len(j.gpus) > 0 }
+
+func (j *job) remaining() float64 { return math.Max(0, j.spec.Steps-j.done) }
+
+// settle brings the job's progress up to now.
+func (j *job) settle(now time.Duration) {
+	if now <= j.settled {
+		return
+	}
+	if j.running() {
+		from := j.settled
+		if j.pausedTo > from {
+			p := min(j.pausedTo, now)
+			j.lost += p - from
+			from = p
+		}
+		if run := now - from; run > 0 {
+			j.done = math.Min(j.spec.Steps, j.done+j.rate*run.Seconds())
+			j.executed += run
+			j.attained += time.Duration(j.spec.Gang) * run
+			j.received[j.typ] += run
+		}
+	}
+	j.settled = now
+}
+
+// schedule recomputes the completion time after a placement change at now.
+func (j *job) schedule(now time.Duration) {
+	start := max(now, j.pausedTo)
+	j.finishAt = start + ceilSeconds(j.remaining()/j.rate)
+}
+
+// ceilSeconds converts seconds to a Duration, rounding up to the nanosecond
+// so that a job never finishes before its work is done.
+func ceilSeconds(s float64) time.Duration {
+	return time.Duration(math.Ceil(s * float64(time.Second)))
+}
+
+// view is the job as a policy sees it.
+func (j *job) view() models.JobState {
+	return models.JobState{
+		Job:      j.spec,
+		Done:     j.done,
+		Attained: j.attained,
+		Executed: j.executed,
+		FirstRun: j.firstRun,
+		LastType: j.typ,
+		LastGPUs: j.gpus,
+		Received: j.received,
+	}
+}
