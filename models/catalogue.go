@@ -1,5 +1,7 @@
 package models
 
+//go:generate go run ./internal/gencatalogue -in ../../shared/data/gavel/simulation_throughputs.json -out catalogue_gavel.go
+
 // Catalog is a set of GPU types, job types and throughput figures.
 type Catalog struct {
 	GPUTypes []GPUType
@@ -11,7 +13,63 @@ type Catalog struct {
 // generation rank, and job types with throughputs from public measurements,
 // each figure carrying its citation. Each call returns a fresh copy.
 //
-// TODO(catalogue): filled in by the catalogue work.
+// GPU types (catalogue_gpus.go): K80, P100, V100, T4, A10, A100-40GB,
+// A100-80GB, H100, H200, with datasheet memory and a generation Rank.
+//
+// Gavel figures (catalogue_gavel.go, generated from the Gavel artifact's
+// scheduler/simulation_throughputs.json, Narayanan et al., OSDI 2020, MIT):
+// the isolated throughput of all 26 Gavel job types, named exactly as Gavel
+// names them ("ResNet-50 (batch size 64)", "A3C", ...), on K80, P100 and V100
+// at the scale factors (gang sizes 1, 2, 4, 8) the file has, consolidated
+// (keys k80, p100, v100) and spread (keys *_unconsolidated). A 0 in the file
+// is stored as 0 (cannot run there); keys absent from the file stay absent
+// (k80_unconsolidated has no ResNet-50 batch 64 or 128 at gangs 2-8). The file
+// also has gang-1 spread figures, equal to the consolidated ones; they are kept
+// as given. The file's 10,338 co-location pairs are not built in: read the
+// file with ReadGavelThroughputs to get them.
+//
+// Sia figures (catalogue_sia.go, rows of the Sia artifact's placement traces,
+// Jayaram Subramanya et al., SOSP 2023): six apps (cifar10, imagenet, bert,
+// deepspeech2, yolov3, ncf) on V100 (cluster azure) and A100-40GB (cluster
+// dgx-ext), gangs 1, 2, 4, 8 consolidated and 2, 4, 8 spread over two nodes,
+// steps/s = 1/step_time at one local batch size per app; see
+// catalogueSiaTraces for the placement encoding and the choices made. The
+// aws (T4) traces could not be read, so the T4 has no figures; gpt_pmp is
+// left out.
+//
+// No source measured the A10, A100-80GB, H100 or H200: those types exist with
+// no throughput figure (fairbench's calibration is to provide them).
+//
+// Job types (catalogue_jobs.go, catalogue_sia.go): BatchSize is the per-GPU
+// batch; MemoryGB is 0 (unknown) throughout; StateGB = parameters × 4 bytes ×
+// (1 + optimizer slots) is set only where a parameter count could be cited
+// (the ResNet-18 and ResNet-50 types) and is 0 (unknown) elsewhere. Each
+// JobType.Source says which.
 func Catalogue() Catalog {
-	return Catalog{Matrix: NewMatrix()}
+	m := NewMatrix()
+	for _, f := range catalogueGavelFigures {
+		k := Key{Job: f.job, GPU: f.gpu, Gang: f.gang, Placement: f.placement}
+		if err := m.Set(k, f.value, catalogueGavelSource); err != nil {
+			panic("models: built-in Gavel figure: " + err.Error())
+		}
+	}
+	if err := addSiaFigures(m); err != nil {
+		panic("models: built-in Sia figure: " + err.Error())
+	}
+	jobs := append([]JobType(nil), catalogueGavelJobTypes...)
+	jobs = append(jobs, catalogueSiaJobTypes()...)
+	return Catalog{
+		GPUTypes: append([]GPUType(nil), catalogueGPUTypes...),
+		JobTypes: jobs,
+		Matrix:   m,
+	}
+}
+
+// gavelFigure is one isolated figure of Gavel's throughput file.
+type gavelFigure struct {
+	job       string
+	gpu       string
+	gang      int
+	placement Placement
+	value     float64 // steps per second
 }

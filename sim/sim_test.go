@@ -184,7 +184,7 @@ func TestPreemptionCost(t *testing.T) {
 func TestSpreadThroughput(t *testing.T) {
 	cfg := tinyConfig(t, []models.Server{{Type: "V100", GPUs: 1}, {Type: "V100", GPUs: 1}},
 		map[models.Key]float64{
-			{Job: "m", GPU: "V100", Gang: 2}:                            2,
+			{Job: "m", GPU: "V100", Gang: 2}:                           2,
 			{Job: "m", GPU: "V100", Gang: 2, Placement: models.Spread}: 0.5,
 		},
 		[]models.Job{{ID: 0, User: "u", Type: "m", Gang: 2, Steps: 40}})
@@ -254,4 +254,3 @@ func TestStallIsAnError(t *testing.T) {
 		}
 	}
 }
-
