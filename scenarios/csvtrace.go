@@ -1,0 +1,164 @@
+package scenarios
+
+import (
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// CSV trace columns.
+const (
+	ColArrival  = "arrival_seconds"  // required: submission time, seconds ≥ 0 (kept to the millisecond)
+	ColUser     = "user"             // optional: the job's user
+	ColJobType  = "job_type"         // required: a job type name
+	ColGang     = "gang"             // required: GPUs, a whole number ≥ 1
+	ColSteps    = "steps"            // total work in steps, > 0 (this or duration_seconds)
+	ColDuration = "duration_seconds" // run time on the reference GPU type, > 0 (this or steps)
+	ColPriority = "priority"         // optional: priority weight ≥ 0 (0 or absent: 1)
+	ColMemory   = "memory_gb"        // optional: per-worker memory need in GB ≥ 0 (0: the type's)
+)
+
+var csvColumns = []string{ColArrival, ColUser, ColJobType, ColGang, ColSteps, ColDuration, ColPriority, ColMemory}
+
+// ReadCSVTrace parses fairbench's plain CSV trace: RFC 4180 CSV (quote a
+// job type that contains a comma), a header row naming the columns in any
+// order, then one job per row. Columns:
+//
+//	arrival_seconds   required  submission time in seconds, finite, ≥ 0
+//	user              optional  the job's user (non-empty when the column exists)
+//	job_type          required  a job type of the catalogue or throughput file
+//	gang              required  number of GPUs, a whole number ≥ 1
+//	steps             one of    total work in training steps, > 0
+//	duration_seconds  these two run time alone on the reference GPU type, > 0;
+//	                            converted to steps like the philly generator's
+//	priority          optional  priority weight ≥ 0
+//	memory_gb         optional  per-worker memory need in GB, ≥ 0 (0: the job type's)
+//
+// For example:
+//
+//	arrival_seconds,user,job_type,gang,steps
+//	0,alice,ResNet-50 (batch size 64),4,12000
+//	3600,bob,A3C,1,50000
+//
+// Lines starting with # are comments; blank lines are ignored. Without a
+// user column, jobs are assigned to users by workload.user_assignment.
+// Errors name the file, the line and the column: an unknown, duplicate or
+// missing column, a row with the wrong number of columns, an unparsable,
+// non-finite or out-of-range number, an empty job type or user.
+func ReadCSVTrace(r io.Reader, name string) (*Trace, error) {
+	cr := csv.NewReader(r)
+	cr.Comment = '#'
+	cr.FieldsPerRecord = -1
+	cr.TrimLeadingSpace = true
+	tr := &Trace{File: name, Format: FormatCSV}
+	header, err := cr.Read()
+	if err == io.EOF {
+		return nil, &Error{File: name, Reason: fmt.Sprintf("empty CSV trace: want a header row with %s, %s, %s and %s or %s",
+			ColArrival, ColJobType, ColGang, ColSteps, ColDuration)}
+	}
+	if err != nil {
+		return nil, csvError(name, err)
+	}
+	hline, _ := cr.FieldPos(0)
+	col := map[string]int{}
+	for i, h := range header {
+		h = strings.TrimSpace(h)
+		if !contains(csvColumns, h) {
+			return nil, &Error{File: name, Line: hline, Path: fmt.Sprintf("column %d", i+1),
+				Reason: fmt.Sprintf("unknown column %q (known: %s)", h, strings.Join(csvColumns, ", "))}
+		}
+		if _, dup := col[h]; dup {
+			return nil, &Error{File: name, Line: hline, Path: h, Reason: "duplicate column"}
+		}
+		col[h] = i
+	}
+	for _, need := range []string{ColArrival, ColJobType, ColGang} {
+		if _, ok := col[need]; !ok {
+			return nil, &Error{File: name, Line: hline, Path: need, Reason: "missing required column"}
+		}
+	}
+	_, hasSteps := col[ColSteps]
+	_, hasDur := col[ColDuration]
+	if hasSteps == hasDur {
+		return nil, &Error{File: name, Line: hline, Path: ColSteps,
+			Reason: fmt.Sprintf("want exactly one of the columns %s and %s", ColSteps, ColDuration)}
+	}
+	for {
+		rec, err := cr.Read()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, csvError(name, err)
+		}
+		line, _ := cr.FieldPos(0)
+		if len(rec) != len(header) {
+			return nil, &Error{File: name, Line: line, Path: "columns",
+				Reason: fmt.Sprintf("got %d columns, want %d (%s)", len(rec), len(header), strings.Join(header, ","))}
+		}
+		bad := func(c, format string, args ...any) error {
+			return &Error{File: name, Line: line, Path: c, Reason: fmt.Sprintf(format, args...)}
+		}
+		get := func(c string) (string, bool) {
+			i, ok := col[c]
+			if !ok {
+				return "", false
+			}
+			return strings.TrimSpace(rec[i]), true
+		}
+		j := TraceJob{Line: line}
+		v, _ := get(ColArrival)
+		arrival, err := number(v)
+		if err != nil || arrival < 0 {
+			return nil, bad(ColArrival, "must be a finite number of seconds ≥ 0, got %q", v)
+		}
+		j.Arrival = seconds(arrival)
+		if j.Type, _ = get(ColJobType); j.Type == "" {
+			return nil, bad(ColJobType, "empty job type")
+		}
+		v, _ = get(ColGang)
+		gang, err := wholeNumber(v)
+		if err != nil || gang < 1 || gang > 1<<30 {
+			return nil, bad(ColGang, "must be a whole number ≥ 1, got %q", v)
+		}
+		j.Gang = int(gang)
+		if v, ok := get(ColSteps); ok {
+			if j.Steps, err = number(v); err != nil || j.Steps <= 0 {
+				return nil, bad(ColSteps, "must be a finite number > 0, got %q", v)
+			}
+		}
+		if v, ok := get(ColDuration); ok {
+			if j.DurationSeconds, err = number(v); err != nil || j.DurationSeconds <= 0 {
+				return nil, bad(ColDuration, "must be a finite number of seconds > 0, got %q", v)
+			}
+		}
+		if v, ok := get(ColUser); ok {
+			if v == "" {
+				return nil, bad(ColUser, "empty user (the column exists, so every row needs one)")
+			}
+			j.User = v
+		}
+		if v, ok := get(ColPriority); ok && v != "" {
+			if j.Priority, err = number(v); err != nil || j.Priority < 0 {
+				return nil, bad(ColPriority, "must be a finite number ≥ 0, got %q", v)
+			}
+		}
+		if v, ok := get(ColMemory); ok && v != "" {
+			if j.MemoryGB, err = number(v); err != nil || j.MemoryGB < 0 {
+				return nil, bad(ColMemory, "must be a finite number of GB ≥ 0, got %q", v)
+			}
+		}
+		tr.Jobs = append(tr.Jobs, j)
+	}
+	return tr, nil
+}
+
+func csvError(name string, err error) error {
+	var pe *csv.ParseError
+	if errors.As(err, &pe) {
+		return &Error{File: name, Line: pe.Line, Reason: "malformed CSV: " + pe.Err.Error()}
+	}
+	return &Error{File: name, Reason: "reading: " + err.Error()}
+}

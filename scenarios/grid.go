@@ -1,0 +1,597 @@
+package scenarios
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"reflect"
+	"sort"
+	"strings"
+
+	"github.com/go-viper/mapstructure/v2"
+
+	"fairbench/models"
+)
+
+// Grid is a scenario file expanded into runs. Every key written as a list in
+// place of a scalar is an Axis (policies always is one, seed is one when
+// written as a list); the runs are the cartesian product of the axes.
+//
+// Order: axes are sorted by path (byte order, so cluster.servers[10] sorts
+// before cluster.servers[2]); runs enumerate the product with the first axis
+// varying slowest and each axis's values in file order. Two points of a grid
+// that give the same concrete spec (same ID) are refused.
+type Grid struct {
+	// File is the scenario file ("" for Default).
+	File string
+	// Base is the file as written, decoded generically (lists and all).
+	Base map[string]any
+	// Axes are the grid's axes, sorted by path.
+	Axes []Axis
+	// Runs are the concrete runs, in the order described above.
+	Runs []Run
+
+	src   *source
+	tmpl  map[string]any
+	axes  []*axisDef // in walk order; tmpl's axisRefs index this
+	cat   models.Catalog
+	check bool
+}
+
+// Axis is one key written as a list.
+type Axis struct {
+	// Path is the key's field path: seed, policies,
+	// cluster.servers[0].count, preemption.seconds["A3C"], ...
+	Path string
+	// Values are the listed values in file order: int64 for whole-number
+	// keys, float64 for numbers, string for strings and policies, []any of
+	// strings for a list-valued key written as a list of lists.
+	Values []any
+}
+
+// AxisValue is the value one run takes on one axis.
+type AxisValue struct {
+	Path  string
+	Value any
+}
+
+// Input is a file a run reads, with the digest of its content.
+type Input struct {
+	Role   string // "throughputs" or "trace"
+	Path   string // resolved against the scenario file's directory
+	SHA256 string // hex SHA-256 of the file's bytes when the grid was loaded
+}
+
+// Run is one concrete scenario of a grid: one policy, one seed.
+type Run struct {
+	// ID is the first 12 hex digits of the SHA-256 of a canonical JSON
+	// encoding (encoding/json: struct fields in declaration order, map keys
+	// sorted) of {"v": 1, "catalogue": <catalogue fingerprint>, "spec":
+	// <Spec>} where Spec is the run's concrete spec with Name cleared and
+	// the paths of Throughputs and Workload.Trace replaced by
+	// "sha256:<digest of the file's content>". Identical content therefore
+	// gives an identical ID whatever the key order, the defaults written
+	// out or omitted, the file's name and location; editing a referenced
+	// file or a catalogue figure changes it. The policy and seed are in
+	// the spec, so they are covered.
+	ID string
+	// Policy is the run's policy; "" when the file names none (see
+	// Grid.WithPolicies).
+	Policy string
+	// Seed is the run's seed (Spec.Seed).
+	Seed int64
+	// Point is the run's value on each axis, in the order of Grid.Axes.
+	Point []AxisValue
+	// Spec is the concrete spec: defaults applied, Policies holding Policy
+	// only, PolicyOptions holding Policy's options only (all of them when
+	// Policy is ""), paths resolved.
+	Spec Spec
+	// Inputs are the files the run reads.
+	Inputs []Input
+}
+
+// source locates a spec's fields in its file.
+type source struct {
+	file  string
+	dir   string
+	lines map[string]int
+}
+
+// Load reads a scenario file and expands it into a grid, validating every
+// run against the built-in catalogue (models.Catalogue).
+func Load(path string) (*Grid, error) { return LoadWith(path, models.Catalogue()) }
+
+// LoadWith is Load against the catalogue cat.
+func LoadWith(path string, cat models.Catalog) (*Grid, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, &Error{File: path, Reason: err.Error()}
+	}
+	return ParseWith(data, path, cat)
+}
+
+// Parse expands the scenario data, naming it name in errors and resolving
+// relative paths against name's directory.
+func Parse(data []byte, name string) (*Grid, error) { return ParseWith(data, name, models.Catalogue()) }
+
+// ParseWith is Parse against the catalogue cat.
+func ParseWith(data []byte, name string, cat models.Catalog) (*Grid, error) {
+	return newGrid(data, name, cat, true)
+}
+
+func newGrid(data []byte, name string, cat models.Catalog, check bool) (*Grid, error) {
+	root, err := parseYAML(data, name)
+	if err != nil {
+		return nil, err
+	}
+	w := &walker{file: name, lines: map[string]int{}}
+	tmpl, err := w.value(root, reflect.TypeOf(Spec{}), "", "")
+	if err != nil {
+		return nil, err
+	}
+	m, ok := tmpl.(map[string]any)
+	if !ok {
+		return nil, &Error{File: name, Line: root.Line, Reason: "a scenario must be a mapping of keys to values"}
+	}
+	var base map[string]any
+	if err := root.Decode(&base); err != nil {
+		return nil, &Error{File: name, Line: root.Line, Reason: err.Error()}
+	}
+	g := &Grid{
+		File: name, Base: base, tmpl: m, axes: w.axes, cat: cat, check: check,
+		src: &source{file: name, dir: filepath.Dir(name), lines: w.lines},
+	}
+	if err := g.checkTemplate(); err != nil {
+		return nil, err
+	}
+	if err := g.expand(); err != nil {
+		return nil, err
+	}
+	return g, nil
+}
+
+// WithPolicies returns a copy of g whose policies axis is names (replacing
+// the file's, if any): how the CLI fills in "every registered policy" for a
+// file without policies. names must be non-empty and distinct.
+func (g *Grid) WithPolicies(names []string) (*Grid, error) {
+	if len(names) == 0 {
+		return nil, &Error{File: g.File, Path: "policies", Reason: "no policies given"}
+	}
+	vals := make([]any, len(names))
+	for i, n := range names {
+		vals[i] = n
+	}
+	h := *g
+	h.axes = append([]*axisDef(nil), g.axes...)
+	h.tmpl = make(map[string]any, len(g.tmpl)+1)
+	for k, v := range g.tmpl {
+		h.tmpl[k] = v
+	}
+	def := &axisDef{path: "policies", values: vals, wrap: true}
+	if ref, ok := g.tmpl["policies"].(*axisRef); ok {
+		def.line = g.axes[ref.axis].line
+		h.axes[ref.axis] = def
+	} else {
+		h.axes = append(h.axes, def)
+		h.tmpl["policies"] = &axisRef{axis: len(h.axes) - 1}
+	}
+	if err := h.checkTemplate(); err != nil {
+		return nil, err
+	}
+	if err := h.expand(); err != nil {
+		return nil, err
+	}
+	return &h, nil
+}
+
+// checkTemplate checks what holds for the whole file rather than per run:
+// distinct, non-empty policy names, and policy_options naming only listed
+// policies.
+func (g *Grid) checkTemplate() error {
+	var policies []string
+	if ref, ok := g.tmpl["policies"].(*axisRef); ok {
+		seen := map[string]bool{}
+		for i, v := range g.axes[ref.axis].values {
+			p := v.(string)
+			path := index("policies", i)
+			if strings.TrimSpace(p) == "" {
+				return g.locate(errf(path, "empty policy name"))
+			}
+			if seen[p] {
+				return g.locate(errf(path, "duplicate policy %q", p))
+			}
+			seen[p] = true
+			policies = append(policies, p)
+		}
+	}
+	if opts, ok := g.tmpl["policy_options"].(map[string]any); ok {
+		for _, name := range sortedKeys(opts) {
+			path := field("policy_options", name, true)
+			if err := checkOpaque(opts[name], path); err != nil {
+				return g.locate(err)
+			}
+			if policies != nil && !contains(policies, name) {
+				return g.locate(errf(path, "options for policy %q, which is not in policies (%s)",
+					name, strings.Join(policies, ", ")))
+			}
+		}
+	}
+	return nil
+}
+
+// checkOpaque refuses what a canonical JSON encoding cannot hold: NaN,
+// infinities and non-string mapping keys.
+func checkOpaque(v any, path string) *fieldError {
+	switch x := v.(type) {
+	case float64:
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return errf(path, "must be a finite number, got %v", x)
+		}
+	case map[string]any:
+		for _, k := range sortedKeys(x) {
+			if err := checkOpaque(x[k], field(path, k, true)); err != nil {
+				return err
+			}
+		}
+	case []any:
+		for i, e := range x {
+			if err := checkOpaque(e, index(path, i)); err != nil {
+				return err
+			}
+		}
+	case map[any]any:
+		return errf(path, "mapping keys must be strings")
+	}
+	return nil
+}
+
+// order is the walk indices of the axes sorted by path.
+func (g *Grid) order() []int {
+	ord := make([]int, len(g.axes))
+	for i := range ord {
+		ord[i] = i
+	}
+	sort.SliceStable(ord, func(a, b int) bool { return g.axes[ord[a]].path < g.axes[ord[b]].path })
+	return ord
+}
+
+// expand computes Axes and Runs.
+func (g *Grid) expand() error {
+	ord := g.order()
+	g.Axes = make([]Axis, len(ord))
+	for i, k := range ord {
+		g.Axes[i] = Axis{Path: g.axes[k].path, Values: g.axes[k].values}
+	}
+	runs := 1
+	for _, a := range g.axes {
+		if runs *= len(a.values); runs > MaxRuns {
+			return &Error{File: g.File, Reason: fmt.Sprintf("the grid has more than %d runs", MaxRuns)}
+		}
+	}
+	files := newInputCache()
+	files.catalogue = newFigures(g.cat, nil)
+	catFP := catalogueFingerprint(g.cat)
+	point := make([]int, len(g.axes))
+	g.Runs = nil
+	ids := map[string]int{}
+	for {
+		run, err := g.makeRun(point, ord, files, catFP)
+		if err != nil {
+			return err
+		}
+		if prev, dup := ids[run.ID]; dup {
+			return &Error{File: g.File, Reason: fmt.Sprintf("grid points %s and %s give the same run (ID %s)",
+				describePoint(g.Runs[prev].Point), describePoint(run.Point), run.ID)}
+		}
+		ids[run.ID] = len(g.Runs)
+		g.Runs = append(g.Runs, run)
+		k := len(ord) - 1
+		for ; k >= 0; k-- {
+			a := ord[k]
+			point[a]++
+			if point[a] < len(g.axes[a].values) {
+				break
+			}
+			point[a] = 0
+		}
+		if k < 0 {
+			return nil
+		}
+	}
+}
+
+func describePoint(p []AxisValue) string {
+	var parts []string
+	for _, av := range p {
+		parts = append(parts, fmt.Sprintf("%s=%v", av.Path, av.Value))
+	}
+	if len(parts) == 0 {
+		return "(the only point)"
+	}
+	return "{" + strings.Join(parts, ", ") + "}"
+}
+
+func (g *Grid) makeRun(point, ord []int, files *inputCache, catFP string) (Run, error) {
+	var pt []AxisValue
+	for _, k := range ord {
+		pt = append(pt, AxisValue{Path: g.axes[k].path, Value: g.axes[k].values[point[k]]})
+	}
+	tree := instantiate(g.tmpl, g.axes, point).(map[string]any)
+	applyDefaults(tree)
+	var s Spec
+	dec, err := mapstructure.NewDecoder(&mapstructure.DecoderConfig{Result: &s, ErrorUnused: true})
+	if err != nil {
+		panic(err)
+	}
+	if err := dec.Decode(tree); err != nil {
+		return Run{}, &Error{File: g.File, Reason: "decoding: " + err.Error()}
+	}
+	s.src, s.cat = g.src, &g.cat
+	s.finish()
+	run := Run{Seed: s.Seed, Point: pt}
+	if len(s.Policies) == 1 {
+		run.Policy = s.Policies[0]
+	}
+	if run.Policy != "" {
+		if opts := s.PolicyOptions[run.Policy]; opts != nil {
+			s.PolicyOptions = map[string]map[string]any{run.Policy: opts}
+		} else {
+			s.PolicyOptions = nil
+		}
+	}
+	figs := files.catalogue
+	if s.Throughputs != DefaultThroughputs && s.Throughputs != "" {
+		in, err := files.get(s.Throughputs, true)
+		if err != nil {
+			return Run{}, g.locateAt(errf("throughputs", "%v", err), pt)
+		}
+		if in.figures == nil {
+			in.figures = newFigures(g.cat, in.matrix)
+		}
+		figs = in.figures
+		run.Inputs = append(run.Inputs, Input{Role: "throughputs", Path: s.Throughputs, SHA256: in.sha})
+	}
+	if s.Workload.Trace != "" {
+		in, err := files.get(s.Workload.Trace, false)
+		if err != nil {
+			return Run{}, g.locateAt(errf("workload.trace", "%v", err), pt)
+		}
+		run.Inputs = append(run.Inputs, Input{Role: "trace", Path: s.Workload.Trace, SHA256: in.sha})
+	}
+	if g.check {
+		if _, ferr := s.validate(figs); ferr != nil {
+			return Run{}, g.locateAt(ferr, pt)
+		}
+	}
+	run.Spec = s
+	run.ID = runID(s, run.Inputs, catFP)
+	return run, nil
+}
+
+// locate turns a field error into an *Error with the file and line.
+func (g *Grid) locate(fe *fieldError) *Error { return g.src.locate(fe) }
+
+// locateAt is locate plus the grid point, when the grid has axes other
+// than policies.
+func (g *Grid) locateAt(fe *fieldError, pt []AxisValue) *Error {
+	e := g.src.locate(fe)
+	var rest []AxisValue
+	for _, av := range pt {
+		if av.Path != "policies" {
+			rest = append(rest, av)
+		}
+	}
+	if len(rest) > 0 {
+		e.Reason += " (at grid point " + describePoint(rest) + ")"
+	}
+	return e
+}
+
+func (src *source) locate(fe *fieldError) *Error {
+	if src == nil {
+		return &Error{Path: fe.path, Reason: fe.reason}
+	}
+	return &Error{File: src.file, Line: src.line(fe.path), Path: fe.path, Reason: fe.reason}
+}
+
+// line is the line of path, or of its nearest recorded ancestor.
+func (src *source) line(path string) int {
+	for path != "" {
+		if l, ok := src.lines[path]; ok {
+			return l
+		}
+		cut := strings.LastIndexAny(path, ".[")
+		if cut < 0 {
+			break
+		}
+		path = path[:cut]
+	}
+	return 0
+}
+
+// applyDefaults fills in absent optional keys of a concrete tree. Keys
+// whose explicit zero means something (count: 0, bandwidth 0) need this to
+// happen before decoding.
+func applyDefaults(t map[string]any) {
+	setDefault(t, "round_seconds", int64(DefaultRoundSeconds))
+	setDefault(t, "throughputs", DefaultThroughputs)
+	pre := subMap(t, "preemption")
+	setDefault(pre, "bandwidth_gb_per_second", DefaultBandwidthGBps)
+	if c, ok := t["cluster"].(map[string]any); ok {
+		if servers, ok := c["servers"].([]any); ok {
+			for _, s := range servers {
+				if m, ok := s.(map[string]any); ok {
+					setDefault(m, "count", int64(1))
+				}
+			}
+		}
+	}
+	if users, ok := t["users"].([]any); ok {
+		for _, u := range users {
+			if m, ok := u.(map[string]any); ok {
+				setDefault(m, "weight", 1.0)
+			}
+		}
+	}
+	wl := subMap(t, "workload")
+	setDefault(wl, "generator", GeneratorPhilly)
+	setDefault(wl, "user_assignment", DefaultUserAssignment)
+	switch wl["generator"] {
+	case GeneratorPhilly:
+		setDefault(wl, "jobs", int64(DefaultPhillyJobs))
+	case GeneratorTrace:
+		setDefault(wl, "unrunnable", UnrunnableRefuse)
+	}
+}
+
+func setDefault(m map[string]any, key string, v any) {
+	if _, ok := m[key]; !ok {
+		m[key] = v
+	}
+}
+
+func subMap(m map[string]any, key string) map[string]any {
+	s, ok := m[key].(map[string]any)
+	if !ok {
+		s = map[string]any{}
+		m[key] = s
+	}
+	return s
+}
+
+// finish completes a decoded spec: the name, resolved paths, the trace
+// format and the philly gang distribution.
+func (s *Spec) finish() {
+	if s.Name == "" && s.src != nil && s.src.file != "" {
+		base := filepath.Base(s.src.file)
+		s.Name = strings.TrimSuffix(base, filepath.Ext(base))
+	}
+	if s.src != nil {
+		if s.Throughputs != DefaultThroughputs && s.Throughputs != "" && !filepath.IsAbs(s.Throughputs) {
+			s.Throughputs = filepath.Join(s.src.dir, s.Throughputs)
+		}
+		if s.Workload.Trace != "" && !filepath.IsAbs(s.Workload.Trace) {
+			s.Workload.Trace = filepath.Join(s.src.dir, s.Workload.Trace)
+		}
+	}
+	if s.Workload.Generator == GeneratorTrace && s.Workload.TraceFormat == "" {
+		s.Workload.TraceFormat = FormatGavel
+		if strings.EqualFold(filepath.Ext(s.Workload.Trace), ".csv") {
+			s.Workload.TraceFormat = FormatCSV
+		}
+	}
+	if s.Workload.Generator == GeneratorPhilly && len(s.Workload.Gangs) == 0 {
+		s.Workload.Gangs = PhillyGangs()
+	}
+	if len(s.Users) == 0 && s.UserCount > 0 && s.UserCount <= MaxUsers {
+		for i := 0; i < s.UserCount; i++ {
+			s.Users = append(s.Users, UserSpec{Name: fmt.Sprintf("u%d", i), Weight: 1})
+		}
+		s.UserCount = 0
+	}
+}
+
+// runID is described at Run.ID.
+func runID(s Spec, inputs []Input, catFP string) string {
+	s.Name = ""
+	for _, in := range inputs {
+		switch in.Role {
+		case "throughputs":
+			s.Throughputs = "sha256:" + in.SHA256
+		case "trace":
+			s.Workload.Trace = "sha256:" + in.SHA256
+		}
+	}
+	doc := struct {
+		V         int    `json:"v"`
+		Catalogue string `json:"catalogue"`
+		Spec      Spec   `json:"spec"`
+	}{1, catFP, s}
+	b, err := json.Marshal(doc)
+	if err != nil {
+		panic(fmt.Sprintf("scenarios: encoding a spec for its ID: %v", err)) // checkOpaque prevents this
+	}
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])[:12]
+}
+
+// catalogueFingerprint hashes every figure and type attribute that can
+// change a result (citations excluded).
+func catalogueFingerprint(cat models.Catalog) string {
+	var b bytes.Buffer
+	for _, t := range cat.GPUTypes {
+		fmt.Fprintf(&b, "gpu\t%s\t%g\t%d\n", t.Name, t.MemoryGB, t.Rank)
+	}
+	for _, t := range cat.JobTypes {
+		fmt.Fprintf(&b, "job\t%s\t%s\t%d\t%g\t%g\n", t.Name, t.Model, t.BatchSize, t.MemoryGB, t.StateGB)
+	}
+	if cat.Matrix != nil {
+		for _, k := range cat.Matrix.Keys() {
+			fmt.Fprintf(&b, "iso\t%s\t%s\t%d\t%d\t%g\n", k.Job, k.GPU, k.Gang, k.Placement, cat.Matrix.Throughput(k))
+		}
+		for _, k := range cat.Matrix.PairKeys() {
+			p, _ := cat.Matrix.Pair(k)
+			fmt.Fprintf(&b, "pair\t%s\t%s\t%d\t%d\t%s\t%g\t%g\n", k.Job, k.GPU, k.Gang, k.Placement, k.Other, p[0], p[1])
+		}
+	}
+	sum := sha256.Sum256(b.Bytes())
+	return hex.EncodeToString(sum[:])
+}
+
+// inputCache reads each referenced file once per grid.
+type inputCache struct {
+	files     map[string]*inputFile
+	catalogue *figures // the catalogue alone
+}
+
+type inputFile struct {
+	sha     string
+	matrix  *models.Matrix
+	figures *figures // the catalogue merged with matrix, built on first use
+	err     error
+}
+
+func newInputCache() *inputCache { return &inputCache{files: map[string]*inputFile{}} }
+
+func (c *inputCache) get(path string, throughputs bool) (*inputFile, error) {
+	key := fmt.Sprintf("%t\x00%s", throughputs, path)
+	if f, ok := c.files[key]; ok {
+		return f, f.err
+	}
+	f := &inputFile{}
+	c.files[key] = f
+	data, err := os.ReadFile(path)
+	if err != nil {
+		f.err = err
+		return f, err
+	}
+	sum := sha256.Sum256(data)
+	f.sha = hex.EncodeToString(sum[:])
+	if throughputs {
+		f.matrix, f.err = models.ReadGavelThroughputs(bytes.NewReader(data), path)
+	}
+	return f, f.err
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}

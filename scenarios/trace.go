@@ -1,0 +1,199 @@
+package scenarios
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// TraceJob is one job as a trace file gives it, before it is checked
+// against a cluster.
+type TraceJob struct {
+	// Line is the job's 1-based line in the file.
+	Line int
+	// Arrival is the submission time (kept to the millisecond).
+	Arrival time.Duration
+	// User is the job's user; "" when the trace does not name one.
+	User string
+	// Type is the job type name.
+	Type string
+	// Gang is the number of GPUs.
+	Gang int
+	// Steps is the total work in steps; 0 when the trace gives
+	// DurationSeconds instead (CSV only).
+	Steps float64
+	// DurationSeconds is the run time on the reference GPU type, converted
+	// to steps by Build (CSV duration_seconds); 0 when Steps is given.
+	DurationSeconds float64
+	// Priority is Gavel's priority weight or the CSV priority (0: unset).
+	Priority float64
+	// MemoryGB is a per-worker memory need overriding the job type's (CSV
+	// memory_gb; 0: the type's).
+	MemoryGB float64
+}
+
+// Trace is the content of a trace file.
+type Trace struct {
+	File   string
+	Format string // FormatGavel or FormatCSV
+	// Jobs are the jobs in file order.
+	Jobs []TraceJob
+	// Skipped counts the lines left out on purpose: Gavel lines with scale
+	// factor 0. Blank lines and comments are not counted.
+	Skipped int
+}
+
+// ReadTrace reads the trace file at path in the given format.
+func ReadTrace(path, format string) (*Trace, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, &Error{File: path, Reason: err.Error()}
+	}
+	defer f.Close()
+	switch format {
+	case FormatGavel:
+		return ReadGavelTrace(f, path)
+	case FormatCSV:
+		return ReadCSVTrace(f, path)
+	}
+	return nil, &Error{File: path, Reason: fmt.Sprintf("unknown trace format %q (known: %s, %s)", format, FormatGavel, FormatCSV)}
+}
+
+// gavelLayout names the columns of one Gavel trace layout and gives the
+// 0-based index of each column read.
+type gavelLayout struct {
+	names                                          []string
+	typ, totalSteps, scale, arrival, priority, slo int // -1: absent
+	needsData                                      int
+}
+
+var gavelLayouts = map[int]gavelLayout{
+	// Gavel's traces/msr and the shared samples.
+	7: {names: []string{"job type", "command", "steps argument", "needs data dir", "total steps", "arrival time", "scale factor"},
+		typ: 0, needsData: 3, totalSteps: 4, arrival: 5, scale: 6, priority: -1, slo: -1},
+	// Gavel's parse_trace before the working directory column was added.
+	9: {names: []string{"job type", "command", "steps argument", "needs data dir", "total steps", "scale factor", "priority weight", "SLO", "arrival time"},
+		typ: 0, needsData: 3, totalSteps: 4, scale: 5, priority: 6, slo: 7, arrival: 8},
+	// Gavel's current parse_trace.
+	10: {names: []string{"job type", "command", "working directory", "steps argument", "needs data dir", "total steps", "scale factor", "priority weight", "SLO", "arrival time"},
+		typ: 0, needsData: 4, totalSteps: 5, scale: 6, priority: 7, slo: 8, arrival: 9},
+}
+
+// ReadGavelTrace parses a trace in the format of Gavel (Narayanan et al.,
+// OSDI 2020; artifact scheduler/utils.py parse_trace and traces/): one job
+// per line, tab-separated, in one of three layouts told apart by the number
+// of columns (every line of a file must use the same one):
+//
+//	7 columns:  job type, command, steps argument, needs data dir (0/1),
+//	            total steps, arrival time (s), scale factor
+//	9 columns:  job type, command, steps argument, needs data dir, total steps,
+//	            scale factor, priority weight, SLO, arrival time
+//	10 columns: job type, command, working directory, steps argument,
+//	            needs data dir, total steps, scale factor, priority weight,
+//	            SLO, arrival time
+//
+// The scale factor is the gang size; a line with scale factor 0 is skipped
+// and counted in Trace.Skipped. The command, working directory and steps
+// argument are ignored (they drive Gavel's physical runs). The SLO is
+// checked to be a number and ignored (-1 means none in Gavel). Blank lines
+// and lines starting with # are ignored. Gavel traces name no users.
+//
+// Errors name the file, the line and the column: a wrong number of columns,
+// an unparsable or non-finite number, a negative arrival time or priority,
+// total steps ≤ 0, a scale factor that is not a whole number ≥ 0, a
+// needs-data-dir flag other than 0 or 1, an empty job type.
+func ReadGavelTrace(r io.Reader, name string) (*Trace, error) {
+	tr := &Trace{File: name, Format: FormatGavel}
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64*1024), 16*1024*1024)
+	cols, first := 0, 0
+	for line := 1; sc.Scan(); line++ {
+		text := strings.TrimRight(sc.Text(), "\r")
+		if strings.TrimSpace(text) == "" || strings.HasPrefix(text, "#") {
+			continue
+		}
+		f := strings.Split(text, "\t")
+		lay, ok := gavelLayouts[len(f)]
+		if !ok {
+			return nil, &Error{File: name, Line: line, Path: "columns",
+				Reason: fmt.Sprintf("got %d tab-separated columns, want 7 (job type, command, steps argument, needs data dir, total steps, arrival time, scale factor), 9 (Gavel's older layout) or 10 (job type, command, working directory, steps argument, needs data dir, total steps, scale factor, priority weight, SLO, arrival time)", len(f))}
+		}
+		if cols == 0 {
+			cols, first = len(f), line
+		} else if len(f) != cols {
+			return nil, &Error{File: name, Line: line, Path: "columns",
+				Reason: fmt.Sprintf("got %d columns, but line %d has %d: a trace uses one layout", len(f), first, cols)}
+		}
+		col := func(i int) string { return fmt.Sprintf("column %d (%s)", i+1, lay.names[i]) }
+		bad := func(i int, format string, args ...any) error {
+			return &Error{File: name, Line: line, Path: col(i), Reason: fmt.Sprintf(format, args...)}
+		}
+		j := TraceJob{Line: line, Type: strings.TrimSpace(f[lay.typ])}
+		if j.Type == "" {
+			return nil, bad(lay.typ, "empty job type")
+		}
+		scale, err := wholeNumber(f[lay.scale])
+		if err != nil || scale < 0 {
+			return nil, bad(lay.scale, "must be a whole number ≥ 0 (0 skips the job), got %q", f[lay.scale])
+		}
+		flag, err := wholeNumber(f[lay.needsData])
+		if err != nil || (flag != 0 && flag != 1) {
+			return nil, bad(lay.needsData, "must be 0 or 1, got %q", f[lay.needsData])
+		}
+		if j.Steps, err = number(f[lay.totalSteps]); err != nil || j.Steps <= 0 {
+			return nil, bad(lay.totalSteps, "must be a finite number > 0, got %q", f[lay.totalSteps])
+		}
+		arrival, err := number(f[lay.arrival])
+		if err != nil || arrival < 0 {
+			return nil, bad(lay.arrival, "must be a finite number of seconds ≥ 0, got %q", f[lay.arrival])
+		}
+		j.Arrival = seconds(arrival)
+		if lay.priority >= 0 {
+			if j.Priority, err = number(f[lay.priority]); err != nil || j.Priority < 0 {
+				return nil, bad(lay.priority, "must be a finite number ≥ 0, got %q", f[lay.priority])
+			}
+			if _, err := number(f[lay.slo]); err != nil {
+				return nil, bad(lay.slo, "must be a finite number (-1: none), got %q", f[lay.slo])
+			}
+		}
+		if scale == 0 {
+			tr.Skipped++
+			continue
+		}
+		j.Gang = int(scale)
+		tr.Jobs = append(tr.Jobs, j)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, &Error{File: name, Reason: "reading: " + err.Error()}
+	}
+	return tr, nil
+}
+
+// number parses a finite float.
+func number(s string) (float64, error) {
+	v, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+	if err != nil {
+		return 0, err
+	}
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return 0, fmt.Errorf("not finite")
+	}
+	return v, nil
+}
+
+// wholeNumber parses a finite float with no fractional part ("4", "4.0").
+func wholeNumber(s string) (int64, error) {
+	v, err := number(s)
+	if err != nil {
+		return 0, err
+	}
+	if v != math.Trunc(v) || math.Abs(v) > 1<<53 {
+		return 0, fmt.Errorf("not a whole number")
+	}
+	return int64(v), nil
+}
