@@ -166,19 +166,37 @@ func (g *Grid) WithPolicies(names []string) (*Grid, error) {
 	for i, n := range names {
 		vals[i] = n
 	}
+	return g.withAxis("policies", vals, true)
+}
+
+// WithSeeds returns a copy of g whose seed axis is seeds (the --seed flag),
+// replacing the file's seed or seed list.
+func (g *Grid) WithSeeds(seeds []int64) (*Grid, error) {
+	if len(seeds) == 0 {
+		return nil, &Error{File: g.File, Path: "seed", Reason: "no seeds given"}
+	}
+	vals := make([]any, len(seeds))
+	for i, s := range seeds {
+		vals[i] = s
+	}
+	return g.withAxis("seed", vals, false)
+}
+
+// withAxis replaces (or adds) the top-level axis at key.
+func (g *Grid) withAxis(key string, vals []any, wrap bool) (*Grid, error) {
 	h := *g
 	h.axes = append([]*axisDef(nil), g.axes...)
 	h.tmpl = make(map[string]any, len(g.tmpl)+1)
 	for k, v := range g.tmpl {
 		h.tmpl[k] = v
 	}
-	def := &axisDef{path: "policies", values: vals, wrap: true}
-	if ref, ok := g.tmpl["policies"].(*axisRef); ok {
+	def := &axisDef{path: key, values: vals, wrap: wrap}
+	if ref, ok := g.tmpl[key].(*axisRef); ok {
 		def.line = g.axes[ref.axis].line
 		h.axes[ref.axis] = def
 	} else {
 		h.axes = append(h.axes, def)
-		h.tmpl["policies"] = &axisRef{axis: len(h.axes) - 1}
+		h.tmpl[key] = &axisRef{axis: len(h.axes) - 1}
 	}
 	if err := h.checkTemplate(); err != nil {
 		return nil, err

@@ -89,7 +89,9 @@ type JobResult struct {
 	Resumes     int     `json:"resumes"`
 }
 
-// DecisionTiming is one policy call's measured solver time.
+// DecisionTiming is one policy call's measured solver time. Timings are
+// wall-clock measurements, so they differ from run to run; everything else in
+// a Result is a pure function of the inputs.
 type DecisionTiming struct {
 	Time    float64 `json:"t_s"`
 	Round   int     `json:"round"`
@@ -107,7 +109,7 @@ func (e *engine) result() *Result {
 	s := &r.Summary
 	for _, j := range e.jobs {
 		jct := (j.finish - j.spec.Arrival).Seconds()
-		n := math.Max(1, (e.area-j.areaArrive)/jct)
+		n := math.Max(1, (j.areaFinish-j.areaArrive)/jct)
 		iso := j.spec.Steps / models.EqualShareThroughput(c.Cluster, c.Matrix, c.JobTypes, &j.spec, 1/n)
 		jr := JobResult{
 			ID: j.spec.ID, User: j.spec.User, Type: j.spec.Type, Gang: j.spec.Gang, Steps: j.spec.Steps,
@@ -142,10 +144,7 @@ func (e *engine) result() *Result {
 	s.LostGPUSeconds = lost
 	s.Unplaced = e.unplaced
 	s.Rounds = int(e.now/c.Round) + 1
-	s.Decisions = len(e.decisions)
-	for _, d := range e.decisions {
-		s.SolverSeconds += d.Seconds
-	}
+	s.Decisions = e.ndecisions
 	var busy float64
 	var shares []float64
 	for u, name := range e.users {

@@ -32,13 +32,14 @@ type engine struct {
 	holding []float64 // Σ gang of each user's running jobs
 	entitle []float64 // water-filled entitlement in GPUs
 
-	now       time.Duration
-	round     int
-	area      float64 // ∫ |active| dt in job·seconds
-	idle      int     // consecutive idle round decisions
-	rec       *recorder
-	decisions []DecisionTiming
-	unplaced  int
+	now        time.Duration
+	round      int
+	area       float64 // ∫ |active| dt in job·seconds
+	idle       int     // consecutive idle round decisions
+	rec        *recorder
+	decisions  []DecisionTiming
+	ndecisions int
+	unplaced   int
 }
 
 // Run simulates the jobs of cfg under policy p until every job has finished.
@@ -151,7 +152,7 @@ func (e *engine) complete() bool {
 		}
 		j.settle(e.now)
 		j.done = j.spec.Steps
-		j.finished, j.finish = true, e.now
+		j.finished, j.finish, j.areaFinish = true, e.now, e.area
 		e.release(j)
 		e.emit(Event{Kind: Finish, Job: j.spec.ID})
 		any = true
@@ -224,6 +225,7 @@ func (e *engine) decide(why models.Trigger) error {
 		start = e.cfg.Clock()
 	}
 	alloc, err := e.policy.Allocate(snap)
+	e.ndecisions++
 	if e.cfg.Clock != nil {
 		e.decisions = append(e.decisions, DecisionTiming{
 			Time: seconds(e.now), Round: e.round, Trigger: why.String(),

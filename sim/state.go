@@ -34,6 +34,7 @@ type job struct {
 	finished    bool
 	finish      time.Duration
 	areaArrive  float64 // ∫ active-jobs dt at arrival (job·seconds)
+	areaFinish  float64 // the same at completion
 	preemptions int
 	migrations  int
 	resumes     int

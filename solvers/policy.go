@@ -6,7 +6,7 @@ package solvers
 
 import (
 	"fmt"
-	"math/rand"
+	"math/rand/v2"
 	"sort"
 
 	"github.com/go-viper/mapstructure/v2"

@@ -1,0 +1,46 @@
+# fairbench — `make run` builds and runs the default scenario; `make test` runs
+# every test. Both install what a fresh Debian/Ubuntu machine with Go lacks.
+
+GO       ?= go
+BIN      := bin/fairbench
+OUT      ?= out/default
+# COIN-OR CLP/CBC for the LP/MIP backends (cgo), pkg-config to find them.
+APT_PKGS := pkg-config coinor-libclp-dev coinor-libcbc-dev
+
+.PHONY: all deps build run test bench vet clean
+
+all: build
+
+# deps installs the Debian packages that are missing (as root, or with sudo).
+deps:
+	@missing=""; \
+	for p in $(APT_PKGS); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+		echo "make deps: installing$$missing"; \
+		sudo=""; [ "$$(id -u)" -eq 0 ] || sudo=sudo; \
+		$$sudo apt-get update -qq && \
+		DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq --no-install-recommends $$missing; \
+	fi
+
+build: deps
+	$(GO) build -o $(BIN) ./cmd/fairbench
+
+# run simulates the built-in default scenario with every policy and prints
+# the comparison table; results land in $(OUT).
+run: build
+	./$(BIN) simulate --out $(OUT)
+
+vet: deps
+	@test -z "$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))" || { gofmt -l .; echo "gofmt needed"; exit 1; }
+	$(GO) vet ./...
+
+test: deps vet
+	$(GO) test ./...
+	$(GO) test -race ./solvers/lp/ ./sim/
+	CGO_ENABLED=0 $(GO) test ./solvers/lp/ ./models/ ./sim/
+
+bench: deps
+	$(GO) test -run '^$$' -bench . -benchmem ./microbench/
+
+clean:
+	rm -rf bin out

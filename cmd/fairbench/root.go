@@ -1,0 +1,59 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/viper"
+)
+
+// settings holds the global flags, merged by viper from (in rising priority)
+// defaults, the --config file, FAIRBENCH_* environment variables and flags.
+type settings struct {
+	v *viper.Viper
+}
+
+func (s *settings) out() string   { return s.v.GetString("out") }
+func (s *settings) seed() int64   { return s.v.GetInt64("seed") }
+func (s *settings) seedSet() bool { return s.v.IsSet("seed") }
+
+func newRoot() *cobra.Command {
+	s := &settings{v: viper.New()}
+	root := &cobra.Command{
+		Use:   "fairbench",
+		Short: "Benchmark and check fair schedulers for DL training jobs on heterogeneous GPU clusters",
+		Long: `fairbench reproduces and compares schedulers for deep-learning training jobs on
+heterogeneous, multi-tenant GPU clusters (Gandiva_fair, FFT, SJF-BSBF, the Gavel
+LP family, Tiresias, SJF, FIFO, isolated shares) in a deterministic simulator.`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
+			return s.load(cmd)
+		},
+	}
+	pf := root.PersistentFlags()
+	pf.String("config", "", "settings file (YAML) whose keys set any flag, e.g. `out: results`")
+	pf.Int64("seed", 0, "random seed (overrides the scenario's seed)")
+	pf.String("out", "out", "folder for result files")
+	root.AddCommand(newVersion(), newList(), newSimulate(s), newGrid(s), newSolve(s))
+	return root
+}
+
+// load binds the flags of cmd and reads the --config file into viper.
+func (s *settings) load(cmd *cobra.Command) error {
+	s.v.SetEnvPrefix("FAIRBENCH")
+	s.v.SetEnvKeyReplacer(strings.NewReplacer("-", "_"))
+	s.v.AutomaticEnv()
+	if err := s.v.BindPFlags(cmd.Flags()); err != nil {
+		return err
+	}
+	if path, _ := cmd.Flags().GetString("config"); path != "" {
+		s.v.SetConfigFile(path)
+		s.v.SetConfigType("yaml")
+		if err := s.v.ReadInConfig(); err != nil {
+			return fmt.Errorf("--config %s: %w", path, err)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,151 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"time"
+
+	"github.com/schollz/progressbar/v3"
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+
+	"fairbench/internal/version"
+	"fairbench/runs"
+	"fairbench/scenarios"
+	"fairbench/solvers/lp"
+	"fairbench/solvers/registry"
+)
+
+// runFlags are the flags simulate and grid share.
+type runFlags struct {
+	policies []string
+	events   bool
+	timing   bool
+	workers  int
+}
+
+func (f *runFlags) add(cmd *cobra.Command) {
+	cmd.Flags().StringSliceVar(&f.policies, "policy", nil, "policies to run (repeatable; default: the scenario's, else every registered policy)")
+	cmd.Flags().BoolVar(&f.events, "events", false, "also write each run's event log as <id>.events.jsonl")
+	cmd.Flags().BoolVar(&f.timing, "timing", false, "measure solver time per decision into <id>.timing.csv")
+	cmd.Flags().IntVar(&f.workers, "jobs", runtime.NumCPU(), "runs to execute in parallel")
+}
+
+func newSimulate(s *settings) *cobra.Command {
+	f := &runFlags{}
+	cmd := &cobra.Command{
+		Use:   "simulate [SCENARIO.yaml]",
+		Short: "Simulate one scenario under one or more policies and print a comparison table",
+		Long: `simulate runs one scenario (without a file: the built-in default — 36 V100 +
+36 P100 + 36 K80 on 4-GPU servers, 8 users, 500 Philly-like jobs — under every
+registered policy), writes one result file per policy to --out (<id>.json and
+<id>.jobs.csv) and prints a comparison table. A scenario with grid axes other
+than policies and seed belongs to 'fairbench grid'.`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			g, err := loadGrid(s, f, args)
+			if err != nil {
+				return err
+			}
+			for _, a := range g.Axes {
+				if a.Path != "policies" && a.Path != "seed" {
+					return fmt.Errorf("%s: %q is a grid axis; use 'fairbench grid' for grids", g.File, a.Path)
+				}
+			}
+			return execute(cmd, s, f, g)
+		},
+	}
+	f.add(cmd)
+	return cmd
+}
+
+func newGrid(s *settings) *cobra.Command {
+	f := &runFlags{}
+	cmd := &cobra.Command{
+		Use:   "grid SCENARIO.yaml",
+		Short: "Run every point of a scenario grid in parallel, one result file per run",
+		Long: `grid expands a scenario file whose scalar fields may be lists into the cartesian
+product of its axes (plus one run per policy and seed), runs them on every core,
+writes <id>.json and <id>.jobs.csv per run to --out, where <id> is derived from
+the run's content, and prints the comparison table.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			g, err := loadGrid(s, f, args)
+			if err != nil {
+				return err
+			}
+			return execute(cmd, s, f, g)
+		},
+	}
+	f.add(cmd)
+	return cmd
+}
+
+// loadGrid reads the scenario (or the default), fills in policies and seeds,
+// and checks every policy name against the registry.
+func loadGrid(s *settings, f *runFlags, args []string) (*scenarios.Grid, error) {
+	reg := registry.Default()
+	g := scenarios.Default()
+	if len(args) == 1 {
+		var err error
+		if g, err = scenarios.Load(args[0]); err != nil {
+			return nil, err
+		}
+	}
+	var err error
+	switch {
+	case len(f.policies) > 0:
+		g, err = g.WithPolicies(f.policies)
+	case len(g.Runs) > 0 && g.Runs[0].Policy == "":
+		g, err = g.WithPolicies(reg.Names())
+	}
+	if err != nil {
+		return nil, err
+	}
+	if s.seedSet() {
+		if g, err = g.WithSeeds([]int64{s.seed()}); err != nil {
+			return nil, err
+		}
+	}
+	for _, r := range g.Runs {
+		if _, ok := reg.Lookup(r.Policy); !ok {
+			return nil, fmt.Errorf("%s: unknown policy %q (known: %v)", g.File, r.Policy, reg.Names())
+		}
+	}
+	return g, nil
+}
+
+// execute runs the grid and prints the table.
+func execute(cmd *cobra.Command, s *settings, f *runFlags, g *scenarios.Grid) error {
+	o := runs.Options{Registry: registry.Default(), Version: version.String(), Backend: lp.Backend(), Events: f.events}
+	if f.timing {
+		start := time.Now()
+		o.Clock = func() time.Duration { return time.Since(start) }
+	}
+	recs, err := runs.Grid(g.Runs, s.out(), f.workers, o, progress(cmd.ErrOrStderr(), len(g.Runs)))
+	if len(recs) > 0 {
+		fmt.Fprintf(cmd.OutOrStdout(), "%s: %d runs, results in %s\n", g.File, len(recs), s.out())
+		if terr := runs.Table(cmd.OutOrStdout(), recs); terr != nil {
+			return terr
+		}
+	}
+	return err
+}
+
+// progress shows a bar on a terminal and plain lines otherwise.
+func progress(w io.Writer, total int) runs.Progress {
+	if fd, ok := w.(*os.File); ok && term.IsTerminal(int(fd.Fd())) {
+		bar := progressbar.NewOptions(total, progressbar.OptionSetWriter(w), progressbar.OptionSetDescription("runs"),
+			progressbar.OptionShowCount(), progressbar.OptionClearOnFinish())
+		return func(int, int, scenarios.Run, error) { _ = bar.Add(1) }
+	}
+	return func(done, total int, r scenarios.Run, err error) {
+		status := "ok"
+		if err != nil {
+			status = "FAILED"
+		}
+		fmt.Fprintf(w, "[%d/%d] %s %s seed %d: %s\n", done, total, r.ID, r.Policy, r.Seed, status)
+	}
+}

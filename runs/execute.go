@@ -1,0 +1,108 @@
+package runs
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"time"
+
+	"fairbench/scenarios"
+	"fairbench/sim"
+	"fairbench/solvers"
+)
+
+// Options says how to execute runs.
+type Options struct {
+	Registry *solvers.Registry
+	// Version and Backend are recorded in every result (fairbench version,
+	// LP/MIP solver backend).
+	Version, Backend string
+	// Clock, when set, measures solver time per decision; the timings go to
+	// a separate file so the result file stays byte-identical across runs.
+	Clock func() time.Duration
+	// Events keeps the run's event log (JSON lines).
+	Events bool
+}
+
+// Outcome is one executed run: its record and the optional event log.
+type Outcome struct {
+	Record *Record
+	Events []byte
+}
+
+// Execute builds the run's workload, simulates it under its policy and
+// returns the record. Nothing is written.
+func Execute(r scenarios.Run, o Options) (*Outcome, error) {
+	w, err := r.Spec.Build(r.Seed)
+	if err != nil {
+		return nil, err
+	}
+	p, err := o.Registry.New(r.Policy, solvers.Config{Options: w.Options(r.Policy), Rand: scenarios.Stream(r.Seed, "policy")})
+	if err != nil {
+		return nil, fmt.Errorf("run %s: %w", r.ID, err)
+	}
+	cfg := sim.Config{
+		Cluster: w.Cluster, Users: w.Users, Jobs: w.Jobs, Matrix: w.Matrix, JobTypes: w.JobTypes,
+		Round: w.Round, Costs: sim.Costs{PerType: w.Restore, BandwidthGBps: w.BandwidthGBPerSecond},
+		Clock: o.Clock,
+	}
+	var log bytes.Buffer
+	if o.Events {
+		enc := json.NewEncoder(&log)
+		cfg.OnEvent = func(e sim.Event) { _ = enc.Encode(e) }
+	}
+	res, err := sim.Run(cfg, p)
+	if err != nil {
+		return nil, fmt.Errorf("run %s: %w", r.ID, err)
+	}
+	point := map[string]any{}
+	for _, a := range r.Point {
+		point[a.Path] = a.Value
+	}
+	rec := &Record{
+		ID: r.ID, Scenario: r.Spec.Name, Policy: r.Policy, Seed: r.Seed, Point: point,
+		Fairbench: o.Version, Backend: o.Backend, Spec: r.Spec, Result: res,
+	}
+	return &Outcome{Record: rec, Events: log.Bytes()}, nil
+}
+
+// Write stores an outcome in dir: <id>.json (the record), <id>.jobs.csv,
+// and, when present, <id>.events.jsonl and <id>.timing.csv. Each file is
+// written atomically; the record is written last, so its presence means the
+// run's files are complete.
+func Write(dir string, out *Outcome) error {
+	r := out.Record
+	base := filepath.Join(dir, r.ID)
+	var jobs bytes.Buffer
+	if err := JobsCSV(&jobs, r.Result); err != nil {
+		return err
+	}
+	if err := WriteFileAtomic(base+".jobs.csv", jobs.Bytes()); err != nil {
+		return err
+	}
+	if len(out.Events) > 0 {
+		if err := WriteFileAtomic(base+".events.jsonl", out.Events); err != nil {
+			return err
+		}
+	}
+	if len(r.Result.Decisions) > 0 {
+		var t bytes.Buffer
+		if err := TimingCSV(&t, r.Result); err != nil {
+			return err
+		}
+		if err := WriteFileAtomic(base+".timing.csv", t.Bytes()); err != nil {
+			return err
+		}
+	}
+	// Solver timings are wall-clock measurements: they live in the timing
+	// file, never in the record, which must be byte-identical across runs.
+	saved := r.Result.Decisions
+	r.Result.Decisions = nil
+	defer func() { r.Result.Decisions = saved }()
+	b, err := r.Encode()
+	if err != nil {
+		return err
+	}
+	return WriteFileAtomic(base+".json", b)
+}
