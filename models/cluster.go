@@ -53,6 +53,7 @@ type Cluster struct {
 	capac   map[string]int // GPUs per type
 	maxSrv  map[string]int // largest server per type
 	ordered []string       // TypeNames
+	byName  map[string]int // index into Types
 }
 
 // NewCluster validates the description and returns an indexed cluster.
@@ -111,7 +112,9 @@ func (c *Cluster) index() {
 		c.maxSrv[s.Type] = max(c.maxSrv[s.Type], s.GPUs)
 	}
 	rank := map[string]int{}
-	for _, t := range c.Types {
+	c.byName = map[string]int{}
+	for i, t := range c.Types {
+		c.byName[t.Name] = i
 		rank[t.Name] = t.Rank
 		if c.capac[t.Name] > 0 {
 			c.ordered = append(c.ordered, t.Name)
@@ -140,12 +143,12 @@ func (c *Cluster) TypeOfGPU(g int) string { return c.Servers[c.ServerOf(g)].Type
 
 // Type returns the GPU type with the given name.
 func (c *Cluster) Type(name string) (GPUType, bool) {
-	for _, t := range c.Types {
-		if t.Name == name {
-			return t, true
-		}
+	c.index()
+	i, ok := c.byName[name]
+	if !ok {
+		return GPUType{}, false
 	}
-	return GPUType{}, false
+	return c.Types[i], true
 }
 
 // Capacity is the number of GPUs of the named type.

@@ -1,7 +1,9 @@
 package models
 
 import (
+	"cmp"
 	"math"
+	"slices"
 	"time"
 )
 
@@ -74,16 +76,30 @@ type Snapshot struct {
 	Matrix   *Matrix
 	JobTypes map[string]JobType
 
-	index map[JobID]int // built on first use by Job
+	index  map[JobID]int // built on first use by Job
+	sorted bool          // Jobs are sorted by ID
 }
 
-// Job returns the active job with the given ID.
+// Job returns the active job with the given ID. Jobs sorted by ID (as the
+// simulator's are, when IDs follow arrival order) are found by binary search;
+// otherwise an index is built on first use.
 func (s *Snapshot) Job(id JobID) (*JobState, bool) {
 	if s.index == nil {
-		s.index = make(map[JobID]int, len(s.Jobs))
-		for i := range s.Jobs {
-			s.index[s.Jobs[i].ID] = i
+		s.index = map[JobID]int{}
+		if !slices.IsSortedFunc(s.Jobs, func(a, b JobState) int { return cmp.Compare(a.ID, b.ID) }) {
+			for i := range s.Jobs {
+				s.index[s.Jobs[i].ID] = i
+			}
+		} else {
+			s.sorted = true
 		}
+	}
+	if s.sorted {
+		i, ok := slices.BinarySearchFunc(s.Jobs, id, func(j JobState, id JobID) int { return cmp.Compare(j.ID, id) })
+		if !ok {
+			return nil, false
+		}
+		return &s.Jobs[i], true
 	}
 	i, ok := s.index[id]
 	if !ok {

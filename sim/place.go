@@ -32,10 +32,7 @@ func (e *engine) place(s *models.Snapshot, run []models.Assignment) ([]placement
 	for g := range free {
 		free[g] = true
 	}
-	byID := make(map[models.JobID]*job, len(e.active))
-	for _, j := range e.active {
-		byID[j.spec.ID] = j
-	}
+	byID := e.byID
 	out := make([]placement, 0, len(run))
 	var rest []int // indices into run still to place
 	for i, a := range run {
@@ -217,15 +214,7 @@ func (e *engine) apply(ps []placement) {
 		e.emit(ev)
 	}
 	// Keep running jobs in arrival order so every later scan is deterministic.
-	sort.SliceStable(e.running, func(a, b int) bool { return e.order(e.running[a]) < e.order(e.running[b]) })
-}
-
-// order is j's position in arrival order.
-func (e *engine) order(j *job) int {
-	return sort.Search(len(e.jobs), func(i int) bool {
-		a, b := e.jobs[i].spec, j.spec
-		return a.Arrival > b.Arrival || (a.Arrival == b.Arrival && a.ID >= b.ID)
-	})
+	slices.SortFunc(e.running, func(a, b *job) int { return a.seq - b.seq })
 }
 
 // realise turns Gavel-style time fractions into one round's placements with

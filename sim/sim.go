@@ -20,9 +20,15 @@ type engine struct {
 	policy solvers.Policy
 	trig   models.Trigger
 
-	jobs    []*job // in arrival order (then ID)
-	next    int    // index of the next job to arrive
-	active  []*job // arrived and unfinished, in arrival order
+	jobs   []*job // in arrival order (then ID)
+	byID   map[models.JobID]*job
+	next   int    // index of the next job to arrive
+	active []*job // arrived and unfinished, in arrival order
+	// views[i] is active[i] as policies see it. It is kept up to date
+	// incrementally (running and just-changed jobs are refreshed before each
+	// decision) so that a decision costs O(running), not O(active), copies.
+	views   []models.JobState
+	stale   []*job // jobs whose view must be refreshed
 	running []*job // holding GPUs
 	owner   []*job // owner[g]: job holding GPU g, or nil
 	users   []string
@@ -80,6 +86,11 @@ func newEngine(cfg Config, p solvers.Policy) *engine {
 		}
 		return e.jobs[a].spec.ID < e.jobs[b].spec.ID
 	})
+	e.byID = make(map[models.JobID]*job, len(e.jobs))
+	for i, j := range e.jobs {
+		j.seq = i
+		e.byID[j.spec.ID] = j
+	}
 	e.owner = make([]*job, cfg.Cluster.TotalGPUs())
 	e.rec = newRecorder(e.users, cfg.Cluster.TotalGPUs(), cfg.Round)
 	return e
@@ -161,7 +172,19 @@ func (e *engine) complete() bool {
 		return false
 	}
 	e.running = slices.DeleteFunc(e.running, func(j *job) bool { return j.finished })
-	e.active = slices.DeleteFunc(e.active, func(j *job) bool { return j.finished })
+	k := 0
+	for i, j := range e.active {
+		if j.finished {
+			continue
+		}
+		j.pos = k
+		e.active[k], e.views[k] = j, e.views[i]
+		k++
+	}
+	clear(e.active[k:])
+	clear(e.views[k:])
+	e.active, e.views = e.active[:k], e.views[:k]
+	e.stale = slices.DeleteFunc(e.stale, func(j *job) bool { return j.finished })
 	e.refreshEntitlement()
 	return true
 }
@@ -172,7 +195,9 @@ func (e *engine) arrive() bool {
 	for e.next < len(e.jobs) && e.jobs[e.next].spec.Arrival == e.now {
 		j := e.jobs[e.next]
 		j.arrived, j.settled, j.areaArrive = true, e.now, e.area
+		j.pos = len(e.active)
 		e.active = append(e.active, j)
+		e.views = append(e.views, j.view())
 		e.demand[e.userIdx[j.spec.User]] += float64(j.spec.Gang)
 		e.emit(Event{Kind: Arrive, Job: j.spec.ID})
 		e.next++
@@ -203,16 +228,20 @@ func (e *engine) refreshEntitlement() {
 	copy(e.entitle, models.WaterFill(float64(len(e.owner)), e.weights, e.demand))
 }
 
-// snapshot is the policy's view of now.
+// snapshot is the policy's view of now. Its Jobs slice is the engine's own
+// (policies must not modify a snapshot or keep it beyond the call).
 func (e *engine) snapshot(why models.Trigger) *models.Snapshot {
-	js := make([]models.JobState, len(e.active))
-	for i, j := range e.active {
+	for _, j := range e.running {
 		j.settle(e.now)
-		js[i] = j.view()
+		e.views[j.pos] = j.view()
 	}
+	for _, j := range e.stale {
+		e.views[j.pos] = j.view()
+	}
+	e.stale = e.stale[:0]
 	return &models.Snapshot{
 		Now: e.now, Round: e.round, RoundLength: e.cfg.Round, Trigger: why,
-		Cluster: e.cfg.Cluster, Users: e.cfg.Users, Jobs: js,
+		Cluster: e.cfg.Cluster, Users: e.cfg.Users, Jobs: e.views,
 		Matrix: e.cfg.Matrix, JobTypes: e.cfg.JobTypes,
 	}
 }

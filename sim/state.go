@@ -11,6 +11,8 @@ import (
 // lazily: done and the time counters are exact at settled and advance at rate
 // while the job holds GPUs and is not restoring.
 type job struct {
+	seq     int // position in arrival order
+	pos     int // position in engine.active (and engine.views) while active
 	spec    models.Job
 	jt      models.JobType
 	restore time.Duration // checkpoint-restore cost

@@ -1,0 +1,80 @@
+// Package fifo is the non-preemptive first-in-first-out baseline: jobs start
+// in arrival order and, once started, keep their GPUs until they finish.
+//
+// It is the FIFO baseline of Tiresias (Gu et al., NSDI 2019, §6; the
+// simulator's "fifo" schedule, one_queue_fifo_sim_jobs in
+// SymbioticLab/Tiresias simulator/run_sim.py) and of SJF-BSBF (Luo et al.,
+// IWQoS 2024): strict head-of-line blocking, so a job that cannot start
+// blocks every later one. With the backfill option it is Tiresias' "fjf"
+// (fit-job-first) schedule instead: a job that does not fit is passed over and
+// later jobs that fit start.
+package fifo
+
+import (
+	"fmt"
+
+	"fairbench/models"
+	"fairbench/solvers"
+)
+
+// Name is the policy's registered name.
+const Name = "fifo"
+
+// Summary is the one-line description the registry shows.
+const Summary = "non-preemptive first-in-first-out, strict head-of-line blocking (option backfill)"
+
+// Options are fifo's settings.
+type Options struct {
+	// Backfill lets a later job start when an earlier one does not fit
+	// (default false: strict FIFO).
+	Backfill bool `mapstructure:"backfill"`
+}
+
+// FIFO is the policy. It keeps no state between decisions.
+type FIFO struct {
+	opts Options
+}
+
+var (
+	_ solvers.Policy    = (*FIFO)(nil)
+	_ solvers.Triggered = (*FIFO)(nil)
+)
+
+// New builds fifo from its options.
+func New(c solvers.Config) (solvers.Policy, error) {
+	var o Options
+	if err := c.Decode(&o); err != nil {
+		return nil, fmt.Errorf("fifo: options: %w", err)
+	}
+	return &FIFO{opts: o}, nil
+}
+
+// Name is "fifo".
+func (*FIFO) Name() string { return Name }
+
+// Triggers: fifo decides at arrivals and completions, so a job starts as soon
+// as GPUs are free for it. Round starts change nothing for a non-preemptive
+// policy whose order does not depend on time, so it skips them.
+func (*FIFO) Triggers() models.Trigger {
+	return models.AtArrival | models.AtCompletion
+}
+
+// Allocate re-lists every running job on its current type (non-preemptive),
+// then walks the waiting jobs in arrival order (s.Jobs' order), starting each
+// on the fastest type with room for its whole gang (solvers.Fastest). Without
+// backfill the first waiting job that cannot start ends the walk; a job that
+// no type of the cluster can run never blocks.
+func (f *FIFO) Allocate(s *models.Snapshot) (models.Allocation, error) {
+	p := solvers.NewPacker(s)
+	var waiting []*models.JobState
+	for i := range s.Jobs {
+		j := &s.Jobs[i]
+		if j.Running() {
+			p.Place(j, solvers.StayOrFastest)
+		} else {
+			waiting = append(waiting, j)
+		}
+	}
+	p.PlaceAll(waiting, solvers.Fastest, !f.opts.Backfill)
+	return models.Allocation{Run: p.Assignments()}, nil
+}
