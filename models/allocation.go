@@ -23,6 +23,12 @@ type Assignment struct {
 type Allocation struct {
 	Run       []Assignment                 `json:"run,omitempty"`
 	Fractions map[JobID]map[string]float64 `json:"fractions,omitempty"`
+	// Capped makes fractions upper bounds as well as targets: a job that has
+	// already had more than its share x[j][g] of its time in the system on
+	// type g does not run there this round, even on GPUs nobody else wants. Without it
+	// the round mechanism, like Gavel's, lets jobs use idle GPUs beyond
+	// their share.
+	Capped bool `json:"capped,omitempty"`
 }
 
 // Fractional reports whether a carries time fractions rather than placements.

@@ -1,9 +1,8 @@
 package models
 
 import (
-	"cmp"
 	"math"
-	"slices"
+	"sort"
 	"time"
 )
 
@@ -86,17 +85,19 @@ type Snapshot struct {
 func (s *Snapshot) Job(id JobID) (*JobState, bool) {
 	if s.index == nil {
 		s.index = map[JobID]int{}
-		if !slices.IsSortedFunc(s.Jobs, func(a, b JobState) int { return cmp.Compare(a.ID, b.ID) }) {
+		s.sorted = true
+		for i := 1; i < len(s.Jobs) && s.sorted; i++ {
+			s.sorted = s.Jobs[i-1].ID < s.Jobs[i].ID
+		}
+		if !s.sorted {
 			for i := range s.Jobs {
 				s.index[s.Jobs[i].ID] = i
 			}
-		} else {
-			s.sorted = true
 		}
 	}
 	if s.sorted {
-		i, ok := slices.BinarySearchFunc(s.Jobs, id, func(j JobState, id JobID) int { return cmp.Compare(j.ID, id) })
-		if !ok {
+		i := sort.Search(len(s.Jobs), func(i int) bool { return s.Jobs[i].ID >= id })
+		if i == len(s.Jobs) || s.Jobs[i].ID != id {
 			return nil, false
 		}
 		return &s.Jobs[i], true

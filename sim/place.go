@@ -222,8 +222,9 @@ func (e *engine) apply(ps []placement) {
 // priority of job j on type g is x[j][g] divided by the fraction of its time
 // in the system it has so far spent on g (∞ when it has none yet); pairs are
 // taken in descending priority, each job at most once, while its gang fits in
-// the type's free GPUs.
-func realise(s *models.Snapshot, fr map[models.JobID]map[string]float64) []models.Assignment {
+// the type's free GPUs. When capped, a pair whose job has already had more
+// than its share (priority < 1) is left out.
+func realise(s *models.Snapshot, fr map[models.JobID]map[string]float64, capped bool) []models.Assignment {
 	type cand struct {
 		job  *models.JobState
 		pos  int
@@ -243,6 +244,9 @@ func realise(s *models.Snapshot, fr map[models.JobID]map[string]float64) []model
 			p := math.Inf(1)
 			if got := j.Received[g]; got > 0 && in > 0 {
 				p = x / (got.Seconds() / in.Seconds())
+			}
+			if capped && p < 1-models.FractionTolerance {
+				continue
 			}
 			cands = append(cands, cand{j, i, k, x, p})
 		}

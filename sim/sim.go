@@ -270,7 +270,7 @@ func (e *engine) decide(why models.Trigger) error {
 	}
 	run := alloc.Run
 	if alloc.Fractional() {
-		run = realise(snap, alloc.Fractions)
+		run = realise(snap, alloc.Fractions, alloc.Capped)
 	}
 	placed, err := e.place(snap, run)
 	if err != nil {

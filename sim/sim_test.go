@@ -254,3 +254,41 @@ func TestStallIsAnError(t *testing.T) {
 		}
 	}
 }
+
+// half asks for half of a V100's time for every job, capped or not.
+type half struct{ capped bool }
+
+func (half) Name() string { return "half" }
+func (h half) Allocate(s *models.Snapshot) (models.Allocation, error) {
+	a := models.Allocation{Fractions: map[models.JobID]map[string]float64{}, Capped: h.capped}
+	for _, j := range s.Jobs {
+		a.Fractions[j.ID] = map[string]float64{"V100": 0.5}
+	}
+	return a, nil
+}
+
+// TestCappedFractions: one V100, 100 s rounds, one job of 150 steps at
+// 1 step/s with x = 0.5.
+//
+//	uncapped: the GPU is free, so the job runs every round: JCT 150.
+//	capped:   t=0 runs (priority ∞), 100 steps by t=100; at t=100 it has had
+//	          100/100 = 1 > 0.5 of its time: skipped; at t=200 it has had
+//	          100/200 = 0.5, not more than its share: runs, ends at 250.
+func TestCappedFractions(t *testing.T) {
+	for _, c := range []struct {
+		capped bool
+		want   float64
+	}{{false, 150}, {true, 250}} {
+		cfg := tinyConfig(t, []models.Server{{Type: "V100", GPUs: 1}},
+			map[models.Key]float64{{Job: "m", GPU: "V100", Gang: 1}: 1},
+			[]models.Job{{ID: 0, User: "u", Type: "m", Gang: 1, Steps: 150}})
+		cfg.Round = sec(100)
+		r, err := Run(cfg, half{c.capped})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Jobs[0].JCT != c.want {
+			t.Errorf("capped=%v: JCT %v, want %v", c.capped, r.Jobs[0].JCT, c.want)
+		}
+	}
+}

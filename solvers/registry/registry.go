@@ -1,0 +1,29 @@
+// Package registry builds fairbench's registry of policies in one place, so
+// that the CLI, scenario files and the checker name policies the same way.
+package registry
+
+import (
+	"fairbench/solvers"
+	"fairbench/solvers/fifo"
+	"fairbench/solvers/isolated"
+	"fairbench/solvers/sjf"
+	"fairbench/solvers/tiresias"
+)
+
+// Default returns a registry holding every built-in policy. A duplicate name
+// is a programming error and panics.
+func Default() *solvers.Registry {
+	r := &solvers.Registry{}
+	for _, e := range []solvers.Entry{
+		{Name: fifo.Name, Summary: fifo.Summary, New: fifo.New},
+		{Name: sjf.Name, Summary: sjf.Summary, New: sjf.New},
+		{Name: sjf.SRTFName, Summary: sjf.SRTFSummary, New: sjf.NewSRTF},
+		{Name: tiresias.Name, Summary: tiresias.Summary, New: tiresias.New},
+		{Name: isolated.Name, Summary: isolated.Summary, New: isolated.New},
+	} {
+		if err := r.Register(e); err != nil {
+			panic("registry: " + err.Error())
+		}
+	}
+	return r
+}

@@ -1,0 +1,42 @@
+package registry_test
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+
+	"fairbench/solvers"
+	"fairbench/solvers/registry"
+)
+
+func TestDefault(t *testing.T) {
+	r := registry.Default()
+	want := []string{"fifo", "isolated", "sjf", "srtf", "tiresias"}
+	for _, n := range want {
+		e, ok := r.Lookup(n)
+		if !ok {
+			t.Fatalf("%s is not registered (have %v)", n, r.Names())
+		}
+		if e.Summary == "" {
+			t.Errorf("%s has no summary", n)
+		}
+		p, err := r.New(n, solvers.Config{})
+		if err != nil {
+			t.Fatalf("%s: %v", n, err)
+		}
+		if p.Name() != n {
+			t.Errorf("policy registered as %q calls itself %q", n, p.Name())
+		}
+	}
+	if _, err := r.New("fifo", solvers.Config{Options: map[string]any{"nonsense": 1}}); err == nil ||
+		!strings.Contains(err.Error(), "fifo") {
+		t.Errorf("bad option error = %v, want one naming the policy", err)
+	}
+	if _, err := r.New("no-such-policy", solvers.Config{}); err == nil {
+		t.Error("unknown policy accepted")
+	}
+	// Each call builds a fresh registry: stateful policies never leak across runs.
+	if !reflect.DeepEqual(registry.Default().Names(), r.Names()) {
+		t.Error("Default is not deterministic")
+	}
+}

@@ -1,0 +1,69 @@
+package tiresias_test
+
+import (
+	"testing"
+
+	"fairbench/models"
+)
+
+// One V100, unit jobs at 1 step/s, thresholds [100] GPU-s, 360 s rounds,
+// default promote knob (8). Tiresias decides at rounds, arrivals and
+// completions, so a job crossing a threshold between them is demoted at the
+// next decision.
+//
+//	J1 300 steps, arrives 0    J2 100 steps, arrives 50    J3 50 steps, arrives 150
+//
+//	t=0    Q0 [J1] → J1 runs.
+//	t=50   J1 has 50 GPU-s (< 100): Q0 [J1 (running), J2] → J1 keeps running
+//	       (jobs of one queue do not preempt each other).
+//	t=150  J1 has 150 GPU-s: demoted, Q1 [J1]; Q0 [J2, J3] → J2 runs, J1
+//	       preempted with 150 steps left.
+//	t=250  J2 ends (100 steps; JCT 200). J2 had exactly 100 GPU-s but is gone.
+//	       Q0 [J3] → J3 runs. J1 has waited 100 s against 8 · 150: no promotion.
+//	t=300  J3 ends (JCT 150). J1 resumes.
+//	t=360  Round: J1 alone, keeps running.
+//	t=450  J1 ends (300 + 150; JCT 450).
+//
+// Mean JCT (450 + 200 + 150) / 3 = 800/3; one preemption.
+func TestSimDemotion(t *testing.T) {
+	got, r := simulate(t, newTiresias(t, map[string]any{"thresholds": []any{100}}), []models.Server{{Type: "V100", GPUs: 1}}, nil,
+		job(1, 0, "unit", 1, 300).Job, job(2, 50, "unit", 1, 100).Job, job(3, 150, "unit", 1, 50).Job)
+	wantJCT(t, got, map[models.JobID]float64{1: 450, 2: 200, 3: 150})
+	if r.Summary.Preemptions != 1 {
+		t.Errorf("%d preemptions, want 1", r.Summary.Preemptions)
+	}
+}
+
+// Attained service is GPU time, not wall time. 2 V100 on one server,
+// thresholds [100] GPU-s.
+//
+//	J1 gang 2, 200 steps, arrives 0    J2 gang 1, 100 steps, arrives 60
+//
+//	t=0    J1 takes both GPUs.
+//	t=60   J1 has 2 · 60 = 120 GPU-s ≥ 100 (only 60 s of wall time): demoted
+//	       to Q1. J2 in Q0 takes one GPU; J1 needs two and is preempted with
+//	       140 steps left.
+//	t=160  J2 ends (JCT 100); J1 resumes, ends at 160 + 140 = 300 (JCT 300).
+//
+// By wall time J1 (60 s < 100) would have stayed ahead and J2 would end at 300
+// (JCT 240).
+func TestSimGPUTime(t *testing.T) {
+	got, _ := simulate(t, newTiresias(t, map[string]any{"thresholds": []any{100}}), []models.Server{{Type: "V100", GPUs: 2}}, nil,
+		job(1, 0, "unit", 2, 200).Job, job(2, 60, "unit", 1, 100).Job)
+	wantJCT(t, got, map[models.JobID]float64{1: 300, 2: 100})
+}
+
+// The same policy value must not carry state into a second run: both runs
+// give the same results.
+func TestSimFreshStatePerRun(t *testing.T) {
+	p := newTiresias(t, map[string]any{"thresholds": []any{100}})
+	servers := []models.Server{{Type: "V100", GPUs: 1}}
+	jobs := []models.Job{job(1, 0, "unit", 1, 300).Job, job(2, 50, "unit", 1, 100).Job, job(3, 150, "unit", 1, 50).Job}
+	first, _ := simulate(t, p, servers, nil, jobs...)
+	second, _ := simulate(t, p, servers, nil, jobs...)
+	for id, j := range first {
+		if second[id].JCT != j.JCT {
+			t.Errorf("job %d: JCT %v in the first run, %v in the second", id, j.JCT, second[id].JCT)
+		}
+	}
+}

@@ -1,0 +1,217 @@
+package tiresias_test
+
+import (
+	"reflect"
+	"testing"
+
+	"fairbench/models"
+	"fairbench/solvers"
+	"fairbench/solvers/tiresias"
+)
+
+func newTiresias(t *testing.T, opts map[string]any) *tiresias.Tiresias {
+	t.Helper()
+	p, err := tiresias.New(solvers.Config{Options: opts})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p.(*tiresias.Tiresias)
+}
+
+// step is one decision: the snapshot at now and what must come out.
+type step struct {
+	now    float64
+	jobs   []models.JobState
+	run    []string
+	queues map[models.JobID]int
+}
+
+func replay(t *testing.T, p *tiresias.Tiresias, servers []models.Server, steps []step) {
+	t.Helper()
+	for _, st := range steps {
+		s := snap(t, sec(st.now), nil, servers, st.jobs...)
+		a, err := p.Allocate(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := models.Feasible(s, a); err != nil {
+			t.Fatalf("t=%v: %v", st.now, err)
+		}
+		if got := ids(a); !reflect.DeepEqual(got, st.run) {
+			t.Fatalf("t=%v: run %v, want %v", st.now, got, st.run)
+		}
+		for id, q := range st.queues {
+			if got, ok := p.Queue(id); !ok || got != q {
+				t.Fatalf("t=%v: job %d in queue %d (known %v), want %d", st.now, id, got, ok, q)
+			}
+		}
+	}
+}
+
+// One V100, unit jobs (1 step/s), thresholds [100] GPU-s (two queues).
+//
+//	t=0    J0 arrives: Q0 = [J0]                                  → run J0
+//	t=100  J0 has 100 GPU-s ≥ 100: demoted, Q1 = [J0].
+//	       J1 arrives: Q0 = [J1]                                  → run J1, J0 preempted
+//	t=200  J1 has 100 GPU-s: demoted behind J0, Q1 = [J0, J1].
+//	       J0 waited 100 s since it first ran (it has run 100 s)   → run J0 (entered Q1 first)
+//	t=400  J0 runs on, 300 GPU-s, stays in Q1 (last queue), ahead of
+//	       the waiting J1 (running jobs first within a queue).
+//	       J1 has waited 200 s, run 100 s: with knob 2, 200 ≥ 2·100,
+//	       so J1 is promoted to Q0 and its counters restart        → run J1, J0 preempted
+//	       (knob 0: no promotion                                   → run J0, J1 starves)
+//	t=500  J1 has 200 − 100 = 100 GPU-s since its promotion: back to Q1,
+//	       behind J0 (waiting): Q1 = [J0, J1]. J0 has waited 100 + 100 = 200 s
+//	       against 2·300 = 600: no promotion                       → run J0
+func TestDemotionPromotion(t *testing.T) {
+	one := []models.Server{{Type: "V100", GPUs: 1}}
+	j0, j1 := job(0, 0, "unit", 1, 1e6), job(1, 100, "unit", 1, 1e6)
+	steps := func(knob0 bool) []step {
+		at400 := step{400, []models.JobState{running(j0, "V100", 0, 300, 300), ran(j1, 100, 100, 100)},
+			[]string{"1/V100"}, map[models.JobID]int{0: 1, 1: 0}}
+		if knob0 {
+			at400.run, at400.queues[1] = []string{"0/V100"}, 1
+		}
+		s := []step{
+			{0, []models.JobState{j0}, []string{"0/V100"}, map[models.JobID]int{0: 0}},
+			{100, []models.JobState{running(j0, "V100", 0, 100, 100), j1}, []string{"1/V100"}, map[models.JobID]int{0: 1, 1: 0}},
+			{200, []models.JobState{ran(j0, 0, 100, 100), running(j1, "V100", 100, 100, 100)}, []string{"0/V100"}, map[models.JobID]int{0: 1, 1: 1}},
+			at400,
+		}
+		if !knob0 {
+			s = append(s, step{500, []models.JobState{ran(j0, 0, 300, 300), running(j1, "V100", 100, 200, 200)},
+				[]string{"0/V100"}, map[models.JobID]int{0: 1, 1: 1}})
+		}
+		return s
+	}
+	t.Run("knob 2", func(t *testing.T) {
+		replay(t, newTiresias(t, map[string]any{"thresholds": []any{100}, "promote_knob": 2}), one, steps(false))
+	})
+	t.Run("knob 0", func(t *testing.T) {
+		replay(t, newTiresias(t, map[string]any{"thresholds": []any{100}, "promote_knob": 0}), one, steps(true))
+	})
+}
+
+// Service is GPU time: a gang of 2 that ran 2,000 s has 4,000 GPU-s.
+// Default thresholds 3,250 and 7,200 GPU-s; 2 V100; a fresh policy places
+// every job from the snapshot alone.
+//
+//	J1 gang 1, ran 8,000 s → 8,000 GPU-s ≥ 7,200 → Q2
+//	J2 gang 2, ran 2,000 s → 4,000 GPU-s ≥ 3,250 → Q1 (by wall time it would be Q0)
+//	J3 gang 1, ran 3,000 s → 3,000 GPU-s         → Q0
+//	J4 gang 2, new         → Q0
+//	J5 gang 1, new         → Q0
+//
+// Order Q0 [J3, J4, J5], Q1 [J2], Q2 [J1] (snapshot order within a queue):
+// J3 takes 1 GPU, J4 (2) does not fit and is skipped, J5 takes the last GPU;
+// the running J1 is preempted.
+func TestQueuesFromSnapshot(t *testing.T) {
+	servers := []models.Server{{Type: "V100", GPUs: 2}}
+	jobs := []models.JobState{
+		running(job(1, 0, "unit", 1, 1e6), "V100", 0, 8000, 8000),
+		ran(job(2, 1, "unit", 2, 1e6), 1, 2000, 2000),
+		running(job(3, 2, "unit", 1, 1e6), "V100", 2, 3000, 3000),
+		job(4, 3, "unit", 2, 1e6),
+		job(5, 4, "unit", 1, 1e6),
+	}
+	p := newTiresias(t, nil)
+	if p.Queues() != 3 {
+		t.Fatalf("Queues = %d, want 3", p.Queues())
+	}
+	replay(t, p, servers, []step{{9000, jobs, []string{"3/V100", "5/V100"},
+		map[models.JobID]int{1: 2, 2: 1, 3: 0, 4: 0, 5: 0}}})
+}
+
+// Within a queue the jobs that run stay ahead of those that wait, so jobs of
+// one queue do not preempt each other; a new arrival joins the end of Q0.
+// 2 V100, thresholds [1e6] (all in Q0).
+//
+//	t=0   J1 (1 GPU), J2 (2 GPUs) arrive: Q0 [J1, J2]. J1 runs; J2 does not
+//	      fit beside it and waits.
+//	t=10  J3 (1 GPU) arrives: Q0 [J1 (running), J2 (waiting), J3] → J1, J3.
+//	t=20  Still J1, J3 first (running), then J2                   → J1, J3.
+func TestFIFOWithinQueue(t *testing.T) {
+	servers := []models.Server{{Type: "V100", GPUs: 2}}
+	j1, j2, j3 := job(1, 0, "unit", 1, 1e6), job(2, 0, "unit", 2, 1e6), job(3, 10, "unit", 1, 1e6)
+	replay(t, newTiresias(t, map[string]any{"thresholds": []any{1e6}}), servers, []step{
+		{0, []models.JobState{j1, j2}, []string{"1/V100"}, nil},
+		{10, []models.JobState{running(j1, "V100", 0, 10, 10), j2, j3}, []string{"1/V100", "3/V100"}, nil},
+		{20, []models.JobState{running(j1, "V100", 0, 20, 20), j2, running(j3, "V100", 10, 10, 10)}, []string{"1/V100", "3/V100"}, nil},
+	})
+}
+
+// Finished jobs leave the state; a restarted run (time going back) starts
+// afresh.
+func TestForgetsFinishedJobs(t *testing.T) {
+	servers := []models.Server{{Type: "V100", GPUs: 1}}
+	p := newTiresias(t, map[string]any{"thresholds": []any{100}})
+	replay(t, p, servers, []step{
+		{0, []models.JobState{job(1, 0, "unit", 1, 50), job(2, 0, "unit", 1, 50)}, []string{"1/V100"}, nil},
+		{50, []models.JobState{job(2, 0, "unit", 1, 50)}, []string{"2/V100"}, nil},
+	})
+	if _, ok := p.Queue(1); ok {
+		t.Fatal("finished job 1 is still tracked")
+	}
+	replay(t, p, servers, []step{{0, []models.JobState{job(7, 0, "unit", 1, 50)}, []string{"7/V100"}, nil}})
+	if _, ok := p.Queue(2); ok {
+		t.Fatal("job 2 of the previous run is still tracked")
+	}
+}
+
+// Heterogeneity-agnostic ranking, fastest type with room for placement: a
+// running job keeps its type.
+func TestPlacement(t *testing.T) {
+	servers := []models.Server{{Type: "V100", GPUs: 1}, {Type: "K80", GPUs: 1}}
+	replay(t, newTiresias(t, nil), servers, []step{{10, []models.JobState{
+		running(job(1, 0, "resnet", 1, 1e6), "K80", 0, 10, 10),
+		job(2, 5, "resnet", 1, 1e6),
+	}, []string{"1/K80", "2/V100"}, nil}})
+}
+
+func TestOptions(t *testing.T) {
+	bad := []map[string]any{
+		{"thresholds": []any{7200, 3250}},
+		{"thresholds": []any{100, 100}},
+		{"thresholds": []any{-1}},
+		{"thresholds": []any{0}},
+		{"thresholds": []any{1e12}},
+		{"promote_knob": -1},
+		{"promote_knob": "lots"},
+		{"queue_limit": []any{100}},
+	}
+	for _, o := range bad {
+		if _, err := tiresias.New(solvers.Config{Options: o}); err == nil {
+			t.Errorf("options %v accepted", o)
+		}
+	}
+	if p := newTiresias(t, map[string]any{"thresholds": []any{}}); p.Queues() != 1 {
+		t.Errorf("empty thresholds: %d queues, want 1", p.Queues())
+	}
+	if p := newTiresias(t, map[string]any{"thresholds": []any{"60", 600, 6000.5}}); p.Queues() != 4 {
+		t.Errorf("three thresholds: %d queues, want 4", p.Queues())
+	}
+	if got := solvers.TriggersOf(newTiresias(t, nil)); got != models.AtRound|models.AtArrival|models.AtCompletion {
+		t.Errorf("Triggers = %v", got)
+	}
+}
+
+func TestDeterministic(t *testing.T) {
+	servers := []models.Server{{Type: "V100", GPUs: 2}, {Type: "P100", GPUs: 2}, {Type: "K80", GPUs: 4}}
+	jobs := []models.JobState{
+		running(job(1, 0, "resnet", 2, 1e6), "K80", 0, 5000, 10),
+		ran(job(2, 1, "unit", 2, 1e6), 1, 100, 100), job(3, 1, "unit", 2, 100), job(4, 2, "recsys", 1, 100),
+		job(5, 3, "resnet", 4, 30),
+	}
+	var first []string
+	for i := 0; i < 20; i++ {
+		a, err := newTiresias(t, nil).Allocate(snap(t, sec(6000), nil, servers, jobs...))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if i == 0 {
+			first = ids(a)
+		} else if got := ids(a); !reflect.DeepEqual(got, first) {
+			t.Fatalf("decision %d differs: %v vs %v", i, got, first)
+		}
+	}
+}
