@@ -14,12 +14,12 @@ var defaultYAML []byte
 func DefaultYAML() []byte { return append([]byte(nil), defaultYAML...) }
 
 // DefaultArrivalRatePerHour is the default scenario's λ; default.yaml
-// explains why it keeps the cluster busy without overloading it.
-const DefaultArrivalRatePerHour = 1.5
+// explains the choice (the rate at which the baselines part ways).
+const DefaultArrivalRatePerHour = 3
 
 // Default is the built-in default scenario: 9 servers of 4 V100, 9 of 4
 // P100 and 9 of 4 K80 (36 GPUs of each type), 8 users u0..u7 of weight 1,
-// 500 Philly-like jobs arriving as a Poisson process at 1.5 jobs per hour,
+// 500 Philly-like jobs arriving as a Poisson process at 3 jobs per hour,
 // seed 0, 360-second rounds, the built-in catalogue, and no policies: the
 // grid has one run with Policy "", and the CLI calls WithPolicies with every
 // registered policy.

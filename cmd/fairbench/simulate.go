@@ -126,7 +126,11 @@ func execute(cmd *cobra.Command, s *settings, f *runFlags, g *scenarios.Grid) er
 	}
 	recs, err := runs.Grid(g.Runs, s.out(), f.workers, o, progress(cmd.ErrOrStderr(), len(g.Runs)))
 	if len(recs) > 0 {
-		fmt.Fprintf(cmd.OutOrStdout(), "%s: %d runs, results in %s\n", g.File, len(recs), s.out())
+		name := g.File
+		if name == "" {
+			name = "built-in default scenario"
+		}
+		fmt.Fprintf(cmd.OutOrStdout(), "%s: %d runs, results in %s\n", name, len(recs), s.out())
 		if terr := runs.Table(cmd.OutOrStdout(), recs); terr != nil {
 			return terr
 		}
