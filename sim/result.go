@@ -126,7 +126,7 @@ func (e *engine) result() *Result {
 		s.Migrations += j.migrations
 		s.Resumes += j.resumes
 		s.Makespan = math.Max(s.Makespan, jr.Finish)
-		if jr.Rho > c.UnfairThreshold {
+		if jr.Rho > c.UnfairThreshold*(1+rhoTolerance) {
 			s.Unfair++
 		}
 	}
@@ -171,6 +171,10 @@ func (e *engine) result() *Result {
 	r.Series = e.rec.series(c.MaxSeriesPoints)
 	return r
 }
+
+// rhoTolerance keeps a job that ran alone at full speed (ρ = 1 up to the
+// nanosecond rounding of its completion time) from counting as unfair.
+const rhoTolerance = 1e-9
 
 // quantile is the p-quantile of xs by linear interpolation between order
 // statistics (numpy's default); xs is not modified.

@@ -104,6 +104,13 @@ func TestHandComputedInOrder(t *testing.T) {
 	if r.Summary.Preemptions != 1 || r.Jobs[2].Preemptions != 1 {
 		t.Errorf("preemptions %d (C: %d), want 1 (C: 1)", r.Summary.Preemptions, r.Jobs[2].Preemptions)
 	}
+	// Finish-time fairness of A: over its lifetime [0, 100] two jobs were
+	// active for 10 s and three for 90 s, so n = (2·10 + 3·90)/100 = 2.9. On
+	// 1/2.9 of the 2 V100s (0.69 GPU) A runs at 2/2.9 steps/s: isolated JCT
+	// 100·2.9/2 = 145 s, ρ = 100/145 = 2/2.9.
+	if a := r.Jobs[0]; math.Abs(a.Contention-2.9) > 1e-9 || math.Abs(a.Rho-2/2.9) > 1e-9 {
+		t.Errorf("A: contention %v ρ %v, want 2.9 and %v", a.Contention, a.Rho, 2/2.9)
+	}
 	// Busy GPU-seconds: A 100 + B 2×30 + C 200 = 360 over 2 GPUs × 240 s.
 	if u := r.Summary.Utilisation; math.Abs(u-360.0/480) > 1e-9 {
 		t.Errorf("utilisation %v, want 0.75", u)
