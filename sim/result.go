@@ -7,16 +7,19 @@ import (
 	"gonum.org/v1/gonum/stat"
 
 	"fairbench/models"
+	"fairbench/solvers"
 )
 
 // Result is everything a run measured. Times are in seconds.
 type Result struct {
-	Policy    string           `json:"policy"`
-	Summary   Summary          `json:"summary"`
-	Users     []UserResult     `json:"users"`
-	Jobs      []JobResult      `json:"jobs"`
-	Series    Series           `json:"series"`
-	Decisions []DecisionTiming `json:"decisions,omitempty"`
+	Policy  string       `json:"policy"`
+	Summary Summary      `json:"summary"`
+	Users   []UserResult `json:"users"`
+	Jobs    []JobResult  `json:"jobs"`
+	Series  Series       `json:"series"`
+	// PolicyReport is what the policy recorded, if it is a solvers.Reporter.
+	PolicyReport any              `json:"policy_report,omitempty"`
+	Decisions    []DecisionTiming `json:"decisions,omitempty"`
 }
 
 // Summary holds the run's headline metrics (DESIGN.md, "Metrics").
@@ -169,6 +172,9 @@ func (e *engine) result() *Result {
 		s.Utilisation = busy / (float64(c.Cluster.TotalGPUs()) * e.now.Seconds())
 	}
 	r.Series = e.rec.series(c.MaxSeriesPoints)
+	if rep, ok := e.policy.(solvers.Reporter); ok {
+		r.PolicyReport = rep.Report()
+	}
 	return r
 }
 

@@ -299,3 +299,32 @@ func TestCappedFractions(t *testing.T) {
 		}
 	}
 }
+
+// counting reports how many decisions it made.
+type counting struct {
+	inOrder
+	n int
+}
+
+func (c *counting) Allocate(s *models.Snapshot) (models.Allocation, error) {
+	c.n++
+	return c.inOrder.Allocate(s)
+}
+func (c *counting) Report() any { return map[string]int{"decisions": c.n} }
+
+// TestPolicyReport: a Reporter's report lands in the result. One job of
+// 50 steps at 1/s on one V100 with 100 s rounds, deciding at rounds and
+// completions: decisions at t=0 (round) and t=50 (completion) → 2.
+func TestPolicyReport(t *testing.T) {
+	cfg := tinyConfig(t, []models.Server{{Type: "V100", GPUs: 1}},
+		map[models.Key]float64{{Job: "m", GPU: "V100", Gang: 1}: 1},
+		[]models.Job{{ID: 0, User: "u", Type: "m", Gang: 1, Steps: 50}})
+	cfg.Round = sec(100)
+	r, err := Run(cfg, &counting{inOrder: inOrder{models.AtRound | models.AtCompletion}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := r.PolicyReport.(map[string]int)["decisions"]; got != 2 || r.Summary.Decisions != 2 {
+		t.Errorf("report %v, summary %d decisions; want 2 and 2", r.PolicyReport, r.Summary.Decisions)
+	}
+}

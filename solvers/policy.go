@@ -36,6 +36,14 @@ func TriggersOf(p Policy) models.Trigger {
 	return models.AtRound
 }
 
+// Reporter is implemented by policies that record something of their own
+// over a run (Gandiva_fair's trades, FFT's compensation trajectories). The
+// simulator calls Report once, after the last job finishes, and stores the
+// value in the run's result; it must be deterministic and encode to JSON.
+type Reporter interface {
+	Report() any
+}
+
 // Config is what a policy is built from: its options from the scenario file
 // and a random source seeded from the run's seed (one stream per purpose).
 type Config struct {
