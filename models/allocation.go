@@ -3,6 +3,7 @@ package models
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 )
 
@@ -29,7 +30,15 @@ type Allocation struct {
 	// the round mechanism, like Gavel's, lets jobs use idle GPUs beyond
 	// their share.
 	Capped bool `json:"capped,omitempty"`
+	// Colocate lets two jobs share a GPU: assignments that name their GPUs
+	// may then overlap, at most MaxJobsPerGPU jobs on a GPU whose memory
+	// holds both. Each runs at its co-located throughput (the matrix's pair
+	// figures) while it shares. Without it a GPU named twice is an error.
+	Colocate bool `json:"colocate,omitempty"`
 }
+
+// MaxJobsPerGPU is the most jobs that may share one GPU.
+const MaxJobsPerGPU = 2
 
 // Fractional reports whether a carries time fractions rather than placements.
 func (a Allocation) Fractional() bool { return len(a.Fractions) > 0 }
@@ -73,7 +82,7 @@ func Feasible(s *Snapshot, a Allocation) error {
 	}
 	used := map[string]int{}
 	seen := map[JobID]bool{}
-	owner := map[int]JobID{}
+	owners := map[int][]*JobState{}
 	for _, as := range a.Run {
 		j, ok := s.Job(as.Job)
 		if !ok {
@@ -87,32 +96,65 @@ func Feasible(s *Snapshot, a Allocation) error {
 			return &Violation{Constraint: "runnable", Job: as.Job, Type: as.Type,
 				Detail: fmt.Sprintf("no measured throughput for %s at gang %d, or not enough memory or GPUs", j.Type, j.Gang)}
 		}
-		used[as.Type] += j.Gang
 		if len(as.GPUs) == 0 {
+			used[as.Type] += j.Gang
 			continue
 		}
 		if len(as.GPUs) != j.Gang {
 			return &Violation{Constraint: "gang", Job: as.Job, Type: as.Type,
 				Detail: fmt.Sprintf("%d GPUs named for a gang of %d", len(as.GPUs), j.Gang)}
 		}
-		for _, g := range as.GPUs {
+		for k, g := range as.GPUs {
 			if g < 0 || g >= s.Cluster.TotalGPUs() {
 				return &Violation{Constraint: "gpu index", Job: as.Job, Detail: fmt.Sprintf("GPU %d does not exist", g)}
 			}
 			if t := s.Cluster.TypeOfGPU(g); t != as.Type {
 				return &Violation{Constraint: "gpu type", Job: as.Job, Type: as.Type, Detail: fmt.Sprintf("GPU %d is a %s", g, t)}
 			}
-			if o, taken := owner[g]; taken {
-				return &Violation{Constraint: "double-booked", Job: as.Job, Type: as.Type,
-					Detail: fmt.Sprintf("GPU %d also given to job %d", g, o)}
+			if slices.Contains(as.GPUs[:k], g) {
+				return &Violation{Constraint: "gang", Job: as.Job, Type: as.Type, Detail: fmt.Sprintf("GPU %d named twice", g)}
 			}
-			owner[g] = as.Job
+			if o := owners[g]; len(o) > 0 {
+				switch {
+				case !a.Colocate:
+					return &Violation{Constraint: "double-booked", Job: as.Job, Type: as.Type,
+						Detail: fmt.Sprintf("GPU %d also given to job %d", g, o[0].ID)}
+				case len(o) >= MaxJobsPerGPU:
+					return &Violation{Constraint: "at most 2 jobs per GPU", Job: as.Job, Type: as.Type,
+						Detail: fmt.Sprintf("GPU %d already shared by jobs %d and %d", g, o[0].ID, o[1].ID)}
+				}
+				if err := pairFits(s, o[0], j, g); err != nil {
+					return err
+				}
+			} else {
+				used[as.Type]++
+			}
+			owners[g] = append(owners[g], j)
 		}
 	}
 	for _, t := range sortedTypeNames(used) {
 		if c := s.Cluster.Capacity(t); used[t] > c {
 			return &Violation{Constraint: "capacity", Job: -1, Type: t,
 				Detail: fmt.Sprintf("Σ gang = %d > %d GPUs", used[t], c)}
+		}
+	}
+	return nil
+}
+
+// pairFits checks that jobs a and b may share GPU g: their memory needs fit
+// in it together, and the matrix does not say that they cannot run together
+// (a measured co-located throughput of 0).
+func pairFits(s *Snapshot, a, b *JobState, g int) error {
+	t, _ := s.Cluster.Type(s.Cluster.TypeOfGPU(g))
+	if need := MemoryNeed(s.JobTypes, &a.Job) + MemoryNeed(s.JobTypes, &b.Job); need > t.MemoryGB {
+		return &Violation{Constraint: "memory", Job: b.ID, Type: t.Name,
+			Detail: fmt.Sprintf("jobs %d and %d need %g GB together on GPU %d, which has %g GB", a.ID, b.ID, need, g, t.MemoryGB)}
+	}
+	for _, p := range [][2]*JobState{{a, b}, {b, a}} {
+		k := PairKey{Key: Key{Job: p[0].Type, GPU: t.Name, Gang: p[0].Gang}, Other: p[1].Type}
+		if v, ok := s.Matrix.Pair(k); ok && v[0] <= 0 {
+			return &Violation{Constraint: "co-location", Job: b.ID, Type: t.Name,
+				Detail: fmt.Sprintf("%s cannot run beside %s (measured co-located throughput 0)", p[0].Type, p[1].Type)}
 		}
 	}
 	return nil

@@ -16,6 +16,7 @@ func feasibilitySnapshot(t *testing.T) *Snapshot {
 			{ID: 1, User: "a", Gang: 2, Steps: 10, Throughputs: map[string]float64{"V100": 4, "K80": 1}},
 			{ID: 2, User: "a", Gang: 4, Steps: 10, Throughputs: map[string]float64{"V100": 8}},
 			{ID: 3, User: "a", Gang: 1, Steps: 10, MemoryGB: 14, Throughputs: map[string]float64{"V100": 2, "K80": 1}},
+			{ID: 4, User: "a", Gang: 1, Steps: 10, MemoryGB: 4, Throughputs: map[string]float64{"V100": 2}},
 		},
 	}
 	s, err := in.Snapshot(nil)
@@ -42,10 +43,18 @@ func TestFeasible(t *testing.T) {
 		{"gang size", run(Assignment{Job: 1, Type: "V100", GPUs: []int{0}}), "1 GPUs named for a gang of 2"},
 		{"wrong type", run(Assignment{Job: 1, Type: "V100", GPUs: []int{0, 4}}), "GPU 4 is a K80"},
 		{"double booked", run(Assignment{Job: 1, Type: "V100", GPUs: []int{0, 1}}, Assignment{Job: 3, Type: "V100", GPUs: []int{1}}), "GPU 1 also given to job 1"},
+		{"share without colocate", Allocation{Run: []Assignment{{Job: 1, Type: "V100", GPUs: []int{0, 1}}, {Job: 3, Type: "V100", GPUs: []int{1}}}}, "double-booked"},
+		// Job 1 (no memory figure) beside job 3 (14 GB) on a 16 GB V100: fits.
+		{"share", Allocation{Colocate: true, Run: []Assignment{{Job: 1, Type: "V100", GPUs: []int{0, 1}}, {Job: 3, Type: "V100", GPUs: []int{1}}}}, ""},
+		// Shared GPUs count once: 2 named + 0 more for job 3 + 2 implicit... job 2 needs 4: 2 + 4 = 6 > 4.
+		{"share capacity", Allocation{Colocate: true, Run: []Assignment{{Job: 1, Type: "V100", GPUs: []int{0, 1}}, {Job: 3, Type: "V100", GPUs: []int{1}}, {Job: 2, Type: "V100"}}}, "Σ gang = 6 > 4"},
+		{"three on a GPU", Allocation{Colocate: true, Run: []Assignment{{Job: 2, Type: "V100", GPUs: []int{0, 1, 2, 3}}, {Job: 1, Type: "V100", GPUs: []int{0, 1}}, {Job: 3, Type: "V100", GPUs: []int{1}}}}, "GPU 1 already shared by jobs 2 and 1"},
 		{"fractions fit", Allocation{Fractions: map[JobID]map[string]float64{1: {"V100": 0.5, "K80": 0.5}, 2: {"V100": 0.75}}}, ""},
 		// 2·0.5 + 4·0.8 = 4.2 > 4 V100s.
 		{"fraction capacity", Allocation{Fractions: map[JobID]map[string]float64{1: {"V100": 0.5}, 2: {"V100": 0.8}}}, "Σ_j d_j·x[j][g] ≤ N_g (V100): Σ = 4.2 > 4"},
 		{"fraction sum", Allocation{Fractions: map[JobID]map[string]float64{1: {"V100": 0.6, "K80": 0.6}}}, "Σ_g x[j][g] ≤ 1 (job 1)"},
+		// 14 GB + 4 GB > 16 GB.
+		{"share memory", Allocation{Colocate: true, Run: []Assignment{{Job: 3, Type: "V100", GPUs: []int{2}}, {Job: 4, Type: "V100", GPUs: []int{2}}}}, "jobs 3 and 4 need 18 GB together on GPU 2, which has 16 GB"},
 		{"fraction negative", Allocation{Fractions: map[JobID]map[string]float64{1: {"V100": -0.5}}}, "0 ≤ x ≤ 1"},
 	}
 	for _, c := range cases {
@@ -70,7 +79,7 @@ func TestInstanceRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(back.Jobs) != 3 || back.Cluster.TotalGPUs() != 8 || len(back.Cluster.Servers) != 3 {
+	if len(back.Jobs) != 4 || back.Cluster.TotalGPUs() != 8 || len(back.Cluster.Servers) != 3 {
 		t.Fatalf("round trip lost structure: %d jobs, %d GPUs", len(back.Jobs), back.Cluster.TotalGPUs())
 	}
 	for i := range s.Jobs {

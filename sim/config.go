@@ -12,6 +12,7 @@ package sim
 import (
 	"errors"
 	"fmt"
+	"math"
 	"time"
 
 	"fairbench/models"
@@ -43,6 +44,12 @@ type Config struct {
 	// MaxSeriesPoints bounds the length of the time series in the result
 	// (default 500); rounds are averaged in equal buckets to fit.
 	MaxSeriesPoints int
+	// DefaultSlowdown is the interference factor ξ = isolated / co-located
+	// throughput applied to a job sharing a GPU with a job for which the
+	// matrix has no pair figure (default 2: sharing then gains nothing over
+	// taking turns, so a policy is never rewarded for an unmeasured pair).
+	// Summary.DefaultSlowdowns counts the placements that used it.
+	DefaultSlowdown float64
 	// MaxIdleRounds stops a run whose policy leaves every GPU idle for this
 	// many consecutive rounds while jobs wait and no arrival is due
 	// (default 1000): such a run would never end.
@@ -88,6 +95,9 @@ func (c *Config) defaults() {
 	if c.MaxSeriesPoints == 0 {
 		c.MaxSeriesPoints = 500
 	}
+	if c.DefaultSlowdown == 0 {
+		c.DefaultSlowdown = 2
+	}
 	if c.MaxIdleRounds == 0 {
 		c.MaxIdleRounds = 1000
 	}
@@ -104,6 +114,9 @@ func (c *Config) validate() error {
 	}
 	if err := c.Cluster.Validate(); err != nil {
 		return fmt.Errorf("sim: %w", err)
+	}
+	if c.DefaultSlowdown < 1 || math.IsNaN(c.DefaultSlowdown) || math.IsInf(c.DefaultSlowdown, 0) {
+		return fmt.Errorf("sim: default slowdown must be a finite number ≥ 1, got %v", c.DefaultSlowdown)
 	}
 	if c.Round < 0 {
 		return fmt.Errorf("sim: round length must be positive, got %v", c.Round)

@@ -17,6 +17,7 @@ const (
 	Migrate  EventKind = "migrate"  // a running job moved to other GPUs (pays the restore cost)
 	Vacate   EventKind = "vacate"   // a job about to migrate left its old GPUs
 	Preempt  EventKind = "preempt"  // a running, unfinished job lost its GPUs
+	Rate     EventKind = "rate"     // a running job's speed changed: a GPU partner came or went
 	Finish   EventKind = "finish"   // a job completed its steps
 	Decision EventKind = "decision" // the policy was asked for an allocation
 )
@@ -35,6 +36,7 @@ type Event struct {
 	Trigger string           `json:"trigger,omitempty"`
 	Active  int              `json:"active,omitempty"`
 	Cost    float64          `json:"cost_s,omitempty"`
+	Rate    float64          `json:"rate,omitempty"` // steps/s from now on (start, resume, migrate, rate)
 	Place   models.Placement `json:"-"`
 }
 

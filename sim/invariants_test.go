@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand"
+	"slices"
 	"testing"
 	"time"
 
@@ -60,28 +61,35 @@ func randomConfig(rng *rand.Rand) Config {
 		Costs: Costs{PerType: map[string]time.Duration{"job1": 7 * time.Second}}}
 }
 
-// segment is one stretch of a job holding the same GPUs.
+// segment is one stretch of a job holding the same GPUs at the same speed.
 type segment struct {
-	start time.Duration
-	gpus  []int
-	cost  time.Duration
+	start, pausedTo time.Duration
+	gpus            []int
+	rate            float64
 }
 
 // TestInvariantsOnRandomScenarios replays the event log of random runs and
-// checks, independently of the simulator's own bookkeeping, that no GPU is
-// double-booked, no job runs before it arrives, every job finishes, and the
-// GPU time spent making progress equals the work divided by the throughput
-// of each placement.
+// checks, independently of the simulator's own bookkeeping, that no GPU holds
+// more jobs than allowed (one, or two for a co-locating policy), no job runs
+// before it arrives, every job finishes, a job alone on its GPUs runs at the
+// matrix's figure for its placement, and the work done — the speed of each
+// stretch times its length less any restore time — equals the job's steps.
 func TestInvariantsOnRandomScenarios(t *testing.T) {
-	for seed := int64(0); seed < 40; seed++ {
+	shared := 0 // starts beside another job, over all runs
+	for seed := int64(0); seed < 60; seed++ {
 		rng := rand.New(rand.NewSource(seed))
 		cfg := randomConfig(rng)
 		policies := []interface {
 			Name() string
 			Allocate(*models.Snapshot) (models.Allocation, error)
-		}{inOrder{everyEvent}, inOrder{models.AtRound}, fractional{}}
-		p := policies[seed%3]
-		owner := map[int]models.JobID{}
+		}{inOrder{everyEvent}, inOrder{models.AtRound}, fractional{}, sharing{}}
+		p := policies[seed%4]
+		limit := 1
+		if _, ok := p.(sharing); ok {
+			limit = 2
+			addRandomPairs(rng, cfg.Matrix)
+		}
+		owners := map[int][]models.JobID{}
 		open := map[models.JobID]*segment{}
 		work := map[models.JobID]float64{}
 		arrival := map[models.JobID]time.Duration{}
@@ -95,23 +103,22 @@ func TestInvariantsOnRandomScenarios(t *testing.T) {
 				failure = fmt.Sprintf(f, a...)
 			}
 		}
-		closeSeg := func(id models.JobID, now time.Duration) {
+		account := func(id models.JobID, now time.Duration) *segment {
 			s := open[id]
 			if s == nil {
 				fail("job %d stops without running", id)
-				return
+				return nil
 			}
-			j := cfg.Jobs[id]
-			place := models.Consolidated
-			for _, g := range s.gpus {
-				if cfg.Cluster.ServerOf(g) != cfg.Cluster.ServerOf(s.gpus[0]) {
-					place = models.Spread
+			if run := now - max(s.start, s.pausedTo); run > 0 {
+				work[id] += s.rate * run.Seconds()
+			}
+			return s
+		}
+		closeSeg := func(id models.JobID, now time.Duration) {
+			if s := account(id, now); s != nil {
+				for _, g := range s.gpus {
+					owners[g] = slices.DeleteFunc(owners[g], func(o models.JobID) bool { return o == id })
 				}
-				delete(owner, g)
-			}
-			rate := cfg.Matrix.Throughput(models.Key{Job: j.Type, GPU: cfg.Cluster.TypeOfGPU(s.gpus[0]), Gang: j.Gang, Placement: place})
-			if run := now - s.start - s.cost; run > 0 {
-				work[id] += rate * run.Seconds()
 			}
 			delete(open, id)
 		}
@@ -122,13 +129,37 @@ func TestInvariantsOnRandomScenarios(t *testing.T) {
 				if now < arrival[ev.Job] {
 					fail("job %d runs at %v before its arrival %v", ev.Job, now, arrival[ev.Job])
 				}
+				alone := true
 				for _, g := range ev.GPUs {
-					if o, taken := owner[g]; taken {
-						fail("GPU %d given to job %d while job %d holds it", g, ev.Job, o)
+					if len(owners[g]) >= limit {
+						fail("GPU %d given to job %d while jobs %v hold it", g, ev.Job, owners[g])
 					}
-					owner[g] = ev.Job
+					alone = alone && len(owners[g]) == 0
+					owners[g] = append(owners[g], ev.Job)
 				}
-				open[ev.Job] = &segment{start: now, gpus: ev.GPUs, cost: time.Duration(math.Round(ev.Cost * 1e9))}
+				j := cfg.Jobs[ev.Job]
+				place := models.Consolidated
+				for _, g := range ev.GPUs {
+					if cfg.Cluster.ServerOf(g) != cfg.Cluster.ServerOf(ev.GPUs[0]) {
+						place = models.Spread
+					}
+				}
+				want := cfg.Matrix.Throughput(models.Key{Job: j.Type, GPU: cfg.Cluster.TypeOfGPU(ev.GPUs[0]), Gang: j.Gang, Placement: place})
+				if !alone {
+					shared++
+				}
+				if alone && ev.Rate != want {
+					fail("job %d alone on %v runs at %v, want %v", ev.Job, ev.GPUs, ev.Rate, want)
+				}
+				if ev.Rate > want {
+					fail("job %d runs at %v, faster than alone (%v)", ev.Job, ev.Rate, want)
+				}
+				cost := time.Duration(math.Round(ev.Cost * 1e9))
+				open[ev.Job] = &segment{start: now, pausedTo: now + cost, gpus: ev.GPUs, rate: ev.Rate}
+			case Rate:
+				if s := account(ev.Job, now); s != nil {
+					s.start, s.rate = now, ev.Rate
+				}
 			case Preempt, Vacate:
 				closeSeg(ev.Job, now)
 			case Finish:
@@ -147,16 +178,83 @@ func TestInvariantsOnRandomScenarios(t *testing.T) {
 			if !finished[j.ID] {
 				t.Errorf("seed %d: job %d never finished", seed, j.ID)
 			}
-			// A segment is at most 1 ns longer than its work needs (completion
-			// times round up), so the work replayed may exceed Steps by rate·1 ns.
+			// Completion times round up to the nanosecond, so the replayed
+			// work may exceed Steps by a hair.
 			if w := work[j.ID]; math.Abs(w-j.Steps) > 1e-6*j.Steps {
-				t.Errorf("seed %d: job %d replayed %v steps of work, want %v", seed, j.ID, w, j.Steps)
+				t.Errorf("seed %d (%s): job %d replayed %v steps of work, want %v", seed, p.Name(), j.ID, w, j.Steps)
 			}
 		}
 		if r.Summary.Jobs != len(cfg.Jobs) {
 			t.Errorf("seed %d: %d job results for %d jobs", seed, r.Summary.Jobs, len(cfg.Jobs))
 		}
 	}
+	if shared == 0 {
+		t.Error("no run shared a GPU: the co-location paths went untested")
+	}
+	t.Logf("%d starts beside another job", shared)
+}
+
+// addRandomPairs gives some pairs of job types co-located figures below
+// their isolated ones; the rest run at the default slowdown.
+func addRandomPairs(rng *rand.Rand, m *models.Matrix) {
+	for _, k := range m.Keys() {
+		for _, other := range m.JobTypes() {
+			if rng.Intn(2) == 0 {
+				iso := m.Throughput(k)
+				_ = m.SetPair(models.PairKey{Key: k, Other: other}, iso*(0.4+0.5*rng.Float64()), 1)
+			}
+		}
+	}
+}
+
+// sharing keeps running jobs on their GPUs and starts waiting jobs on free
+// GPUs of their fastest type, or else on the GPUs of a running job of the
+// same type and gang that shares with no one yet.
+type sharing struct{}
+
+func (sharing) Name() string             { return "sharing" }
+func (sharing) Triggers() models.Trigger { return everyEvent }
+func (sharing) Allocate(s *models.Snapshot) (models.Allocation, error) {
+	a := models.Allocation{Colocate: true}
+	used := map[int]int{}
+	free := map[string]int{}
+	for _, g := range s.Cluster.TypeNames() {
+		free[g] = s.Cluster.Capacity(g)
+	}
+	for i := range s.Jobs {
+		j := &s.Jobs[i]
+		if j.Running() {
+			a.Run = append(a.Run, models.Assignment{Job: j.ID, Type: j.LastType, GPUs: j.LastGPUs})
+			for _, g := range j.LastGPUs {
+				if used[g]++; used[g] == 1 {
+					free[j.LastType]--
+				}
+			}
+		}
+	}
+	for i := range s.Jobs {
+		j := &s.Jobs[i]
+		if j.Running() {
+			continue
+		}
+		if g, _ := s.BestThroughput(&j.Job); free[g] >= j.Gang {
+			free[g] -= j.Gang
+			a.Run = append(a.Run, models.Assignment{Job: j.ID, Type: g})
+			continue
+		}
+		for k := range s.Jobs {
+			o := &s.Jobs[k]
+			if !o.Running() || o.Gang != j.Gang || o.Type != j.Type || s.Throughput(&j.Job, o.LastType) <= 0 || used[o.LastGPUs[0]] != 1 {
+				continue
+			}
+			a.Run = append(a.Run, models.Assignment{Job: j.ID, Type: o.LastType, GPUs: o.LastGPUs})
+			for _, g := range o.LastGPUs {
+				used[g]++
+			}
+			break
+		}
+	}
+	return a, nil
 }
 
 // fractional gives each job an equal time share of its fastest type, scaled

@@ -15,7 +15,7 @@ type placement struct {
 	typ   string
 	gpus  []int
 	place models.Placement
-	rate  float64
+	base  float64 // throughput alone at this placement
 }
 
 // place turns assignments into GPUs. Named GPUs are taken as given. Then, per
@@ -74,8 +74,8 @@ func (e *engine) place(s *models.Snapshot, run []models.Assignment) ([]placement
 		if !oneServer(c, p.gpus) {
 			p.place = models.Spread
 		}
-		p.rate = e.cfg.Matrix.Throughput(models.Key{Job: p.job.spec.Type, GPU: p.typ, Gang: p.job.spec.Gang, Placement: p.place})
-		if p.rate <= 0 {
+		p.base = e.cfg.Matrix.Throughput(models.Key{Job: p.job.spec.Type, GPU: p.typ, Gang: p.job.spec.Gang, Placement: p.place})
+		if p.base <= 0 {
 			e.unplaced++
 			continue
 		}
@@ -179,6 +179,8 @@ func (e *engine) apply(ps []placement) {
 		}
 	}
 	e.running = slices.DeleteFunc(e.running, func(j *job) bool { return !j.running() })
+	placed := map[*job]bool{}
+	var events []Event
 	for i := range ps {
 		p := &ps[i]
 		if _, changed := next[p.job]; !changed {
@@ -200,21 +202,42 @@ func (e *engine) apply(ps []placement) {
 		if kind != Start {
 			j.pausedTo = e.now + j.restore
 		}
-		j.typ, j.gpus, j.place, j.rate = p.typ, p.gpus, p.place, p.rate
+		j.typ, j.gpus, j.place, j.base = p.typ, p.gpus, p.place, p.base
 		for _, g := range j.gpus {
-			e.owner[g] = j
+			e.occ[g] = append(e.occ[g], j)
+			if len(e.occ[g]) > 1 {
+				for _, o := range e.occ[g][:len(e.occ[g])-1] {
+					e.countDefault(j, o)
+				}
+			}
 		}
-		e.holding[e.userIdx[j.spec.User]] += float64(j.spec.Gang)
-		j.schedule(e.now)
 		e.running = append(e.running, j)
+		placed[j] = true
 		ev := Event{Kind: kind, Job: j.spec.ID, Type: j.typ, GPUs: j.gpus}
 		if kind != Start {
 			ev.Cost = j.restore.Seconds()
 		}
-		e.emit(ev)
+		events = append(events, ev)
 	}
 	// Keep running jobs in arrival order so every later scan is deterministic.
 	slices.SortFunc(e.running, func(a, b *job) int { return a.seq - b.seq })
+	e.rerate(placed)
+	for _, ev := range events {
+		ev.Rate = e.byID[ev.Job].rate
+		e.emit(ev)
+	}
+}
+
+// countDefault counts a new pair of GPU partners for which the matrix has no
+// pair figure in either direction.
+func (e *engine) countDefault(a, b *job) {
+	for _, p := range [][2]*job{{a, b}, {b, a}} {
+		k := models.PairKey{Key: models.Key{Job: p[0].spec.Type, GPU: p[0].typ, Gang: p[0].spec.Gang, Placement: p[0].place}, Other: p[1].spec.Type}
+		if _, ok := e.cfg.Matrix.Pair(k); !ok {
+			e.defaultXi++
+			return
+		}
+	}
 }
 
 // realise turns Gavel-style time fractions into one round's placements with

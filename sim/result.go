@@ -45,9 +45,12 @@ type Summary struct {
 	LostGPUSeconds float64 `json:"lost_gpu_s"`
 	// Unplaced counts placements dropped because the gang had to be spread
 	// and no spread throughput was measured.
-	Unplaced  int `json:"unplaced"`
-	Rounds    int `json:"rounds"`
-	Decisions int `json:"decisions"`
+	Unplaced int `json:"unplaced"`
+	// DefaultSlowdowns counts GPU partners placed together without a pair
+	// figure in the matrix, which ran at Config.DefaultSlowdown.
+	DefaultSlowdowns int `json:"default_slowdowns,omitempty"`
+	Rounds           int `json:"rounds"`
+	Decisions        int `json:"decisions"`
 	// SolverSeconds is the total policy time (0 unless a Clock was given).
 	SolverSeconds float64 `json:"solver_s"`
 }
@@ -146,6 +149,7 @@ func (e *engine) result() *Result {
 	}
 	s.LostGPUSeconds = lost
 	s.Unplaced = e.unplaced
+	s.DefaultSlowdowns = e.defaultXi
 	s.Rounds = int(e.now/c.Round) + 1
 	s.Decisions = e.ndecisions
 	var busy float64

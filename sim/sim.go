@@ -28,9 +28,9 @@ type engine struct {
 	// incrementally (running and just-changed jobs are refreshed before each
 	// decision) so that a decision costs O(running), not O(active), copies.
 	views   []models.JobState
-	stale   []*job // jobs whose view must be refreshed
-	running []*job // holding GPUs
-	owner   []*job // owner[g]: job holding GPU g, or nil
+	stale   []*job   // jobs whose view must be refreshed
+	running []*job   // holding GPUs
+	occ     [][]*job // occ[g]: the jobs on GPU g (at most two)
 	users   []string
 	userIdx map[string]int
 	weights []float64
@@ -46,6 +46,7 @@ type engine struct {
 	decisions  []DecisionTiming
 	ndecisions int
 	unplaced   int
+	defaultXi  int // placements that used Config.DefaultSlowdown
 }
 
 // Run simulates the jobs of cfg under policy p until every job has finished.
@@ -91,7 +92,7 @@ func newEngine(cfg Config, p solvers.Policy) *engine {
 		j.seq = i
 		e.byID[j.spec.ID] = j
 	}
-	e.owner = make([]*job, cfg.Cluster.TotalGPUs())
+	e.occ = make([][]*job, cfg.Cluster.TotalGPUs())
 	e.rec = newRecorder(e.users, cfg.Cluster.TotalGPUs(), cfg.Round)
 	return e
 }
@@ -171,6 +172,7 @@ func (e *engine) complete() bool {
 	if !any {
 		return false
 	}
+	e.rerate(nil)
 	e.running = slices.DeleteFunc(e.running, func(j *job) bool { return j.finished })
 	k := 0
 	for i, j := range e.active {
@@ -212,20 +214,70 @@ func (e *engine) arrive() bool {
 // release frees j's GPUs.
 func (e *engine) release(j *job) {
 	for _, g := range j.gpus {
-		e.owner[g] = nil
+		e.occ[g] = slices.DeleteFunc(e.occ[g], func(o *job) bool { return o == j })
 	}
-	u := e.userIdx[j.spec.User]
-	e.holding[u] -= float64(j.spec.Gang)
 	if j.finished {
-		e.demand[u] -= float64(j.spec.Gang)
+		e.demand[e.userIdx[j.spec.User]] -= float64(j.spec.Gang)
 	}
-	j.gpus, j.typ, j.rate = nil, "", 0
+	j.gpus, j.typ, j.rate, j.base = nil, "", 0, 0
+}
+
+// rerate recomputes every running job's speed from its GPU partners and the
+// users' GPU holdings (a shared GPU counts half for each of its two jobs).
+// A job whose speed changes is settled at the old speed first; placed lists
+// the jobs placed just now, whose start events report their speed, so only
+// the others get a rate event.
+func (e *engine) rerate(placed map[*job]bool) {
+	clear(e.holding)
+	for _, js := range e.occ {
+		for _, j := range js {
+			e.holding[e.userIdx[j.spec.User]] += 1 / float64(len(js))
+		}
+	}
+	for _, j := range e.running {
+		r := e.speed(j)
+		if r == j.rate {
+			continue
+		}
+		j.settle(e.now)
+		j.rate = r
+		j.schedule(e.now)
+		if !placed[j] {
+			e.emit(Event{Kind: Rate, Job: j.spec.ID, Rate: r})
+		}
+	}
+}
+
+// speed is j's steps per second now: its throughput alone at its placement,
+// divided by the largest interference factor ξ = isolated / co-located among
+// its GPUs' partners (a gang runs at the pace of its slowest worker).
+func (e *engine) speed(j *job) float64 {
+	xi := 1.0
+	for _, g := range j.gpus {
+		for _, o := range e.occ[g] {
+			if o != j {
+				xi = math.Max(xi, e.slowdown(j, o))
+			}
+		}
+	}
+	return j.base / xi
+}
+
+// slowdown is ξ for j beside o, from the matrix's pair figures, else
+// Config.DefaultSlowdown.
+func (e *engine) slowdown(j, o *job) float64 {
+	k := models.PairKey{Key: models.Key{Job: j.spec.Type, GPU: j.typ, Gang: j.spec.Gang, Placement: j.place}, Other: o.spec.Type}
+	if p, ok := e.cfg.Matrix.Pair(k); ok && p[0] > 0 {
+		iso := e.cfg.Matrix.Throughput(k.Key)
+		return math.Max(1, iso/p[0])
+	}
+	return e.cfg.DefaultSlowdown
 }
 
 // refreshEntitlement recomputes each user's entitled GPUs: a weighted
 // water-filling of the whole cluster over the users' demands.
 func (e *engine) refreshEntitlement() {
-	copy(e.entitle, models.WaterFill(float64(len(e.owner)), e.weights, e.demand))
+	copy(e.entitle, models.WaterFill(float64(len(e.occ)), e.weights, e.demand))
 }
 
 // snapshot is the policy's view of now. Its Jobs slice is the engine's own

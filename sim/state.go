@@ -22,7 +22,8 @@ type job struct {
 	typ      string        // current GPU type, "" when not running
 	gpus     []int         // current GPUs, nil when not running
 	place    models.Placement
-	rate     float64       // steps per second at the current placement
+	base     float64       // steps per second at the current placement, alone
+	rate     float64       // steps per second now: base, slowed by any GPU partner
 	pausedTo time.Duration // restore in progress until then
 	finishAt time.Duration // completion time at the current rate
 
