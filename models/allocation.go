@@ -24,6 +24,10 @@ type Assignment struct {
 type Allocation struct {
 	Run       []Assignment                 `json:"run,omitempty"`
 	Fractions map[JobID]map[string]float64 `json:"fractions,omitempty"`
+	// Shared adds space sharing to a fractional allocation (Gavel's
+	// las-ss): the share of time two jobs should run together on the same
+	// GPUs of one type.
+	Shared []SharedFraction `json:"shared,omitempty"`
 	// Capped makes fractions upper bounds as well as targets: a job that has
 	// already had more than its share x[j][g] of its time in the system on
 	// type g does not run there this round, even on GPUs nobody else wants. Without it
@@ -37,11 +41,20 @@ type Allocation struct {
 	Colocate bool `json:"colocate,omitempty"`
 }
 
+// SharedFraction asks for jobs Jobs[0] and Jobs[1], of the same gang, to run
+// together on the same GPUs of type Type for a fraction X of the time, each
+// at its co-located throughput.
+type SharedFraction struct {
+	Jobs [2]JobID `json:"jobs"`
+	Type string   `json:"type"`
+	X    float64  `json:"x"`
+}
+
 // MaxJobsPerGPU is the most jobs that may share one GPU.
 const MaxJobsPerGPU = 2
 
 // Fractional reports whether a carries time fractions rather than placements.
-func (a Allocation) Fractional() bool { return len(a.Fractions) > 0 }
+func (a Allocation) Fractional() bool { return len(a.Fractions) > 0 || len(a.Shared) > 0 }
 
 // FractionTolerance is the slack allowed on the sums of an LP's fractions.
 const FractionTolerance = 1e-6
@@ -74,11 +87,11 @@ func (v *Violation) Error() string {
 // and fractions lie in [0,1] with Σ_g x[j][g] ≤ 1 and Σ_j d_j·x[j][g] ≤ N_g.
 // It returns a *Violation.
 func Feasible(s *Snapshot, a Allocation) error {
-	if len(a.Run) > 0 && len(a.Fractions) > 0 {
+	if len(a.Run) > 0 && a.Fractional() {
 		return &Violation{Constraint: "form", Job: -1, Detail: "allocation sets both placements and fractions"}
 	}
 	if a.Fractional() {
-		return feasibleFractions(s, a.Fractions)
+		return feasibleFractions(s, a.Fractions, a.Shared)
 	}
 	used := map[string]int{}
 	seen := map[JobID]bool{}
@@ -123,7 +136,7 @@ func Feasible(s *Snapshot, a Allocation) error {
 					return &Violation{Constraint: "at most 2 jobs per GPU", Job: as.Job, Type: as.Type,
 						Detail: fmt.Sprintf("GPU %d already shared by jobs %d and %d", g, o[0].ID, o[1].ID)}
 				}
-				if err := pairFits(s, o[0], j, g); err != nil {
+				if err := pairFits(s, o[0], j, s.Cluster.TypeOfGPU(g)); err != nil {
 					return err
 				}
 			} else {
@@ -141,14 +154,14 @@ func Feasible(s *Snapshot, a Allocation) error {
 	return nil
 }
 
-// pairFits checks that jobs a and b may share GPU g: their memory needs fit
-// in it together, and the matrix does not say that they cannot run together
-// (a measured co-located throughput of 0).
-func pairFits(s *Snapshot, a, b *JobState, g int) error {
-	t, _ := s.Cluster.Type(s.Cluster.TypeOfGPU(g))
+// pairFits checks that jobs a and b may share a GPU of type typ: their
+// memory needs fit in it together, and the matrix does not say that they
+// cannot run together (a measured co-located throughput of 0).
+func pairFits(s *Snapshot, a, b *JobState, typ string) error {
+	t, _ := s.Cluster.Type(typ)
 	if need := MemoryNeed(s.JobTypes, &a.Job) + MemoryNeed(s.JobTypes, &b.Job); need > t.MemoryGB {
 		return &Violation{Constraint: "memory", Job: b.ID, Type: t.Name,
-			Detail: fmt.Sprintf("jobs %d and %d need %g GB together on GPU %d, which has %g GB", a.ID, b.ID, need, g, t.MemoryGB)}
+			Detail: fmt.Sprintf("jobs %d and %d need %g GB together on a %s GPU, which has %g GB", a.ID, b.ID, need, t.Name, t.MemoryGB)}
 	}
 	for _, p := range [][2]*JobState{{a, b}, {b, a}} {
 		k := PairKey{Key: Key{Job: p[0].Type, GPU: t.Name, Gang: p[0].Gang}, Other: p[1].Type}
@@ -160,8 +173,9 @@ func pairFits(s *Snapshot, a, b *JobState, g int) error {
 	return nil
 }
 
-func feasibleFractions(s *Snapshot, fr map[JobID]map[string]float64) error {
+func feasibleFractions(s *Snapshot, fr map[JobID]map[string]float64, shared []SharedFraction) error {
 	load := map[string]float64{}
+	sum := map[JobID]float64{}
 	ids := make([]JobID, 0, len(fr))
 	for id := range fr {
 		ids = append(ids, id)
@@ -172,21 +186,40 @@ func feasibleFractions(s *Snapshot, fr map[JobID]map[string]float64) error {
 		if !ok {
 			return &Violation{Constraint: "active job", Job: id, Detail: "no such active job"}
 		}
-		sum := 0.0
 		for _, t := range sortedTypeNames(fr[id]) {
 			x := fr[id][t]
-			if math.IsNaN(x) || math.IsInf(x, 0) || x < -FractionTolerance || x > 1+FractionTolerance {
-				return &Violation{Constraint: "0 ≤ x ≤ 1", Job: id, Type: t, Detail: fmt.Sprintf("x = %v", x)}
+			if err := fraction(s, j, t, x); err != nil {
+				return err
 			}
-			if x > FractionTolerance && s.Throughput(&j.Job, t) <= 0 {
-				return &Violation{Constraint: "runnable", Job: id, Type: t,
-					Detail: fmt.Sprintf("x = %.4g but %s cannot run there", x, j.Type)}
-			}
-			sum += x
+			sum[id] += x
 			load[t] += float64(j.Gang) * x
 		}
-		if sum > 1+FractionTolerance {
-			return &Violation{Constraint: "Σ_g x[j][g] ≤ 1", Job: id, Detail: fmt.Sprintf("Σ = %.6g", sum)}
+	}
+	for i, sf := range shared {
+		a, okA := s.Job(sf.Jobs[0])
+		b, okB := s.Job(sf.Jobs[1])
+		switch {
+		case !okA || !okB:
+			return &Violation{Constraint: "active job", Job: -1, Detail: fmt.Sprintf("shared[%d]: jobs %v are not both active", i, sf.Jobs)}
+		case a.ID == b.ID:
+			return &Violation{Constraint: "pair", Job: a.ID, Detail: fmt.Sprintf("shared[%d]: a job cannot share with itself", i)}
+		case a.Gang != b.Gang:
+			return &Violation{Constraint: "pair", Job: a.ID, Detail: fmt.Sprintf("shared[%d]: jobs %d and %d have gangs %d and %d", i, a.ID, b.ID, a.Gang, b.Gang)}
+		}
+		for _, j := range []*JobState{a, b} {
+			if err := fraction(s, j, sf.Type, sf.X); err != nil {
+				return err
+			}
+			sum[j.ID] += sf.X
+		}
+		if err := pairFits(s, a, b, sf.Type); err != nil {
+			return err
+		}
+		load[sf.Type] += float64(a.Gang) * sf.X
+	}
+	for _, id := range sortedJobIDs(sum) {
+		if sum[id] > 1+FractionTolerance {
+			return &Violation{Constraint: "Σ_g x[j][g] ≤ 1", Job: id, Detail: fmt.Sprintf("Σ = %.6g", sum[id])}
 		}
 	}
 	for _, t := range sortedTypeNames(load) {
@@ -196,6 +229,27 @@ func feasibleFractions(s *Snapshot, fr map[JobID]map[string]float64) error {
 		}
 	}
 	return nil
+}
+
+// fraction checks one time fraction x of job j on type t.
+func fraction(s *Snapshot, j *JobState, t string, x float64) error {
+	if math.IsNaN(x) || math.IsInf(x, 0) || x < -FractionTolerance || x > 1+FractionTolerance {
+		return &Violation{Constraint: "0 ≤ x ≤ 1", Job: j.ID, Type: t, Detail: fmt.Sprintf("x = %v", x)}
+	}
+	if x > FractionTolerance && s.Throughput(&j.Job, t) <= 0 {
+		return &Violation{Constraint: "runnable", Job: j.ID, Type: t,
+			Detail: fmt.Sprintf("x = %.4g but %s cannot run there", x, j.Type)}
+	}
+	return nil
+}
+
+func sortedJobIDs[V any](m map[JobID]V) []JobID {
+	ids := make([]JobID, 0, len(m))
+	for id := range m {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	return ids
 }
 
 func sortedTypeNames[V any](m map[string]V) []string {

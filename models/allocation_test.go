@@ -17,6 +17,7 @@ func feasibilitySnapshot(t *testing.T) *Snapshot {
 			{ID: 2, User: "a", Gang: 4, Steps: 10, Throughputs: map[string]float64{"V100": 8}},
 			{ID: 3, User: "a", Gang: 1, Steps: 10, MemoryGB: 14, Throughputs: map[string]float64{"V100": 2, "K80": 1}},
 			{ID: 4, User: "a", Gang: 1, Steps: 10, MemoryGB: 4, Throughputs: map[string]float64{"V100": 2}},
+			{ID: 5, User: "a", Gang: 1, Steps: 10, Throughputs: map[string]float64{"V100": 2, "K80": 1}},
 		},
 	}
 	s, err := in.Snapshot(nil)
@@ -54,7 +55,14 @@ func TestFeasible(t *testing.T) {
 		{"fraction capacity", Allocation{Fractions: map[JobID]map[string]float64{1: {"V100": 0.5}, 2: {"V100": 0.8}}}, "Σ_j d_j·x[j][g] ≤ N_g (V100): Σ = 4.2 > 4"},
 		{"fraction sum", Allocation{Fractions: map[JobID]map[string]float64{1: {"V100": 0.6, "K80": 0.6}}}, "Σ_g x[j][g] ≤ 1 (job 1)"},
 		// 14 GB + 4 GB > 16 GB.
-		{"share memory", Allocation{Colocate: true, Run: []Assignment{{Job: 3, Type: "V100", GPUs: []int{2}}, {Job: 4, Type: "V100", GPUs: []int{2}}}}, "jobs 3 and 4 need 18 GB together on GPU 2, which has 16 GB"},
+		{"share memory", Allocation{Colocate: true, Run: []Assignment{{Job: 3, Type: "V100", GPUs: []int{2}}, {Job: 4, Type: "V100", GPUs: []int{2}}}}, "jobs 3 and 4 need 18 GB together on a V100 GPU, which has 16 GB"},
+		// Shared: job 1 (gang 2) alone 0.5 of V100 + with job... gangs must match.
+		{"shared gangs differ", Allocation{Shared: []SharedFraction{{Jobs: [2]JobID{1, 3}, Type: "V100", X: 0.5}}}, "jobs 1 and 3 have gangs 2 and 1"},
+		// Job 5 alone 0.6 + shared with job 3 0.5 = 1.1 > 1.
+		{"shared sum", Allocation{Fractions: map[JobID]map[string]float64{5: {"V100": 0.6}}, Shared: []SharedFraction{{Jobs: [2]JobID{5, 3}, Type: "V100", X: 0.5}}}, "Σ_g x[j][g] ≤ 1 (job 5)"},
+		// 0.5 + 0.5 = 1 for job 5; V100 load 1·0.5 + 1·0.5 = 1 ≤ 4; 14 GB + 0 fit.
+		{"shared fits", Allocation{Fractions: map[JobID]map[string]float64{5: {"V100": 0.5}}, Shared: []SharedFraction{{Jobs: [2]JobID{5, 3}, Type: "V100", X: 0.5}}}, ""},
+		{"shared memory", Allocation{Shared: []SharedFraction{{Jobs: [2]JobID{4, 3}, Type: "V100", X: 0.5}}}, "need 18 GB together"},
 		{"fraction negative", Allocation{Fractions: map[JobID]map[string]float64{1: {"V100": -0.5}}}, "0 ≤ x ≤ 1"},
 	}
 	for _, c := range cases {
@@ -79,7 +87,7 @@ func TestInstanceRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(back.Jobs) != 4 || back.Cluster.TotalGPUs() != 8 || len(back.Cluster.Servers) != 3 {
+	if len(back.Jobs) != 5 || back.Cluster.TotalGPUs() != 8 || len(back.Cluster.Servers) != 3 {
 		t.Fatalf("round trip lost structure: %d jobs, %d GPUs", len(back.Jobs), back.Cluster.TotalGPUs())
 	}
 	for i := range s.Jobs {

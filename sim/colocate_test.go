@@ -90,3 +90,38 @@ func TestDefaultSlowdown(t *testing.T) {
 		t.Errorf("default slowdowns %d, want 1", r.Summary.DefaultSlowdowns)
 	}
 }
+
+// pairUp asks for every two active jobs to share the V100 all the time, and
+// for a lone job to have it alone.
+type pairUp struct{}
+
+func (pairUp) Name() string { return "pair-up" }
+func (pairUp) Allocate(s *models.Snapshot) (models.Allocation, error) {
+	if len(s.Jobs) == 2 {
+		return models.Allocation{Shared: []models.SharedFraction{{Jobs: [2]models.JobID{s.Jobs[0].ID, s.Jobs[1].ID}, Type: "V100", X: 1}}}, nil
+	}
+	a := models.Allocation{Fractions: map[models.JobID]map[string]float64{}}
+	for _, j := range s.Jobs {
+		a.Fractions[j.ID] = map[string]float64{"V100": 1}
+	}
+	return a, nil
+}
+
+// TestSharedFractionsRunPairsTogether: the round mechanism places a shared
+// fraction's two jobs on the same GPU, at the pair speeds of
+// TestColocatedJobsRunAtPairSpeed: B ends at 62.5 s, A at 131.25 s; at the
+// round start at 100 s A stays where it is (no migration).
+func TestSharedFractionsRunPairsTogether(t *testing.T) {
+	cfg := colocConfig(t, true)
+	cfg.Round = sec(100)
+	r, err := Run(cfg, pairUp{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a, b := r.Jobs[0].JCT, r.Jobs[1].JCT; math.Abs(a-131.25) > 1e-6 || math.Abs(b-62.5) > 1e-6 {
+		t.Errorf("JCTs %v %v, want 131.25 62.5", a, b)
+	}
+	if r.Summary.Migrations != 0 || r.Summary.Preemptions != 0 {
+		t.Errorf("%d migrations, %d preemptions; want none", r.Summary.Migrations, r.Summary.Preemptions)
+	}
+}

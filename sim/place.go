@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 	"sort"
+	"time"
 
 	"fairbench/models"
 )
@@ -25,8 +26,9 @@ type placement struct {
 // gangs find whole servers), or spread over the servers with the most free
 // GPUs when no server can hold it. A spread gang runs at the matrix's spread
 // throughput; a job whose placement has no measured figure does not run this
-// time and is counted in Summary.Unplaced.
-func (e *engine) place(s *models.Snapshot, run []models.Assignment) ([]placement, error) {
+// time and is counted in Summary.Unplaced. The two jobs of a pair (from a
+// space-sharing allocation) are placed as one gang on the same GPUs.
+func (e *engine) place(s *models.Snapshot, run []models.Assignment, pairs [][2]models.JobID) ([]placement, error) {
 	c := e.cfg.Cluster
 	free := make([]bool, c.TotalGPUs())
 	for g := range free {
@@ -45,14 +47,28 @@ func (e *engine) place(s *models.Snapshot, run []models.Assignment) ([]placement
 			rest = append(rest, i)
 		}
 	}
+	partner := map[*job]*job{}
+	for _, p := range pairs {
+		a, b := byID[p[0]], byID[p[1]]
+		partner[a], partner[b] = b, a
+	}
+	done := map[*job]bool{}
 	var fresh []int
 	for _, i := range rest {
 		j := byID[run[i].Job]
-		if j.typ == run[i].Type && allFree(free, j.gpus) {
+		if done[j] {
+			continue
+		}
+		o := partner[j]
+		if j.typ == run[i].Type && allFree(free, j.gpus) && (o == nil || slices.Equal(o.gpus, j.gpus)) {
 			for _, g := range j.gpus {
 				free[g] = false
 			}
 			out = append(out, placement{job: j, typ: j.typ, gpus: j.gpus})
+			if o != nil {
+				out = append(out, placement{job: o, typ: j.typ, gpus: j.gpus})
+				done[o] = true
+			}
 			continue
 		}
 		fresh = append(fresh, i)
@@ -62,11 +78,18 @@ func (e *engine) place(s *models.Snapshot, run []models.Assignment) ([]placement
 	})
 	for _, i := range fresh {
 		j := byID[run[i].Job]
+		if done[j] {
+			continue
+		}
 		gpus := e.pick(free, run[i].Type, j.spec.Gang)
 		if gpus == nil {
 			return nil, fmt.Errorf("placement: no %d free %s GPUs for job %d", j.spec.Gang, run[i].Type, j.spec.ID)
 		}
 		out = append(out, placement{job: j, typ: run[i].Type, gpus: gpus})
+		if o := partner[j]; o != nil {
+			out = append(out, placement{job: o, typ: run[i].Type, gpus: gpus})
+			done[o] = true
+		}
 	}
 	kept := out[:0]
 	for _, p := range out {
@@ -242,37 +265,60 @@ func (e *engine) countDefault(a, b *job) {
 
 // realise turns Gavel-style time fractions into one round's placements with
 // Gavel's priority mechanism (Narayanan et al., OSDI 2020, §4.1): the
-// priority of job j on type g is x[j][g] divided by the fraction of its time
-// in the system it has so far spent on g (∞ when it has none yet); pairs are
-// taken in descending priority, each job at most once, while its gang fits in
-// the type's free GPUs. When capped, a pair whose job has already had more
-// than its share (priority < 1) is left out.
-func realise(s *models.Snapshot, fr map[models.JobID]map[string]float64, capped bool) []models.Assignment {
+// priority of a job j alone on type g is x[j][g] divided by the fraction of
+// its time in the system it has so far spent on g (∞ when it has none yet),
+// and that of a pair sharing g is its x divided by the fraction of the pair's
+// common time in the system that the two spent together on g. Candidates are
+// taken in descending priority, each job at most once, while the gang fits
+// in the type's free GPUs. When capped, a candidate that has already had more
+// than its share (priority < 1) is left out. It returns the assignments and
+// the pairs among them that share GPUs.
+func (e *engine) realise(s *models.Snapshot, a models.Allocation) ([]models.Assignment, [][2]models.JobID) {
 	type cand struct {
-		job  *models.JobState
-		pos  int
+		jobs []*models.JobState
+		pos  int // arrival position of the first job
 		typ  int
 		x, p float64
 	}
 	types := s.Cluster.TypeNames()
+	typeIdx := map[string]int{}
+	for k, g := range types {
+		typeIdx[g] = k
+	}
+	priority := func(x float64, got, in time.Duration) float64 {
+		if got > 0 && in > 0 {
+			return x / (got.Seconds() / in.Seconds())
+		}
+		return math.Inf(1)
+	}
 	var cands []cand
 	for i := range s.Jobs {
 		j := &s.Jobs[i]
-		in := s.Now - j.Arrival
 		for k, g := range types {
-			x := fr[j.ID][g]
+			x := a.Fractions[j.ID][g]
 			if x <= models.FractionTolerance {
 				continue
 			}
-			p := math.Inf(1)
-			if got := j.Received[g]; got > 0 && in > 0 {
-				p = x / (got.Seconds() / in.Seconds())
-			}
-			if capped && p < 1-models.FractionTolerance {
+			p := priority(x, j.Received[g], s.Now-j.Arrival)
+			if a.Capped && p < 1-models.FractionTolerance {
 				continue
 			}
-			cands = append(cands, cand{j, i, k, x, p})
+			cands = append(cands, cand{[]*models.JobState{j}, i, k, x, p})
 		}
+	}
+	for _, sf := range a.Shared {
+		if sf.X <= models.FractionTolerance {
+			continue
+		}
+		ja, _ := s.Job(sf.Jobs[0])
+		jb, _ := s.Job(sf.Jobs[1])
+		key := pairKey(sf.Jobs[0], sf.Jobs[1])
+		p := priority(sf.X, e.pairTime[key][sf.Type], s.Now-max(ja.Arrival, jb.Arrival))
+		if a.Capped && p < 1-models.FractionTolerance {
+			continue
+		}
+		pos := e.byID[ja.ID].pos
+		cands = append(cands, cand{[]*models.JobState{ja, jb}, pos, typeIdx[sf.Type], sf.X, p})
 	}
 	sort.SliceStable(cands, func(a, b int) bool {
 		ca, cb := cands[a], cands[b]
@@ -285,7 +331,10 @@ func realise(s *models.Snapshot, fr map[models.JobID]map[string]float64, capped 
 		if ca.pos != cb.pos {
 			return ca.pos < cb.pos
 		}
-		return ca.typ < cb.typ
+		if ca.typ != cb.typ {
+			return ca.typ < cb.typ
+		}
+		return len(ca.jobs) < len(cb.jobs)
 	})
 	free := map[string]int{}
 	for _, g := range types {
@@ -293,14 +342,34 @@ func realise(s *models.Snapshot, fr map[models.JobID]map[string]float64, capped 
 	}
 	taken := map[models.JobID]bool{}
 	var run []models.Assignment
+	var pairs [][2]models.JobID
+next:
 	for _, c := range cands {
 		g := types[c.typ]
-		if taken[c.job.ID] || free[g] < c.job.Gang {
+		for _, j := range c.jobs {
+			if taken[j.ID] {
+				continue next
+			}
+		}
+		if free[g] < c.jobs[0].Gang {
 			continue
 		}
-		taken[c.job.ID] = true
-		free[g] -= c.job.Gang
-		run = append(run, models.Assignment{Job: c.job.ID, Type: g})
+		free[g] -= c.jobs[0].Gang
+		for _, j := range c.jobs {
+			taken[j.ID] = true
+			run = append(run, models.Assignment{Job: j.ID, Type: g})
+		}
+		if len(c.jobs) == 2 {
+			pairs = append(pairs, [2]models.JobID{c.jobs[0].ID, c.jobs[1].ID})
+		}
 	}
-	return run
+	return run, pairs
+}
+
+// pairKey orders a pair of job IDs.
+func pairKey(a, b models.JobID) [2]models.JobID {
+	if a > b {
+		a, b = b, a
+	}
+	return [2]models.JobID{a, b}
 }

@@ -47,6 +47,10 @@ type engine struct {
 	ndecisions int
 	unplaced   int
 	defaultXi  int // placements that used Config.DefaultSlowdown
+	// pairTime is, per pair of jobs (lower ID first) and GPU type, the time
+	// the two have run together on the same GPUs: the space-sharing round
+	// mechanism's "rounds received" for a pair.
+	pairTime map[[2]models.JobID]map[string]time.Duration
 }
 
 // Run simulates the jobs of cfg under policy p until every job has finished.
@@ -63,7 +67,8 @@ func Run(cfg Config, p solvers.Policy) (*Result, error) {
 }
 
 func newEngine(cfg Config, p solvers.Policy) *engine {
-	e := &engine{cfg: cfg, policy: p, trig: solvers.TriggersOf(p), userIdx: map[string]int{}}
+	e := &engine{cfg: cfg, policy: p, trig: solvers.TriggersOf(p), userIdx: map[string]int{},
+		pairTime: map[[2]models.JobID]map[string]time.Duration{}}
 	for _, u := range cfg.Users {
 		e.userIdx[u.Name] = len(e.users)
 		e.users = append(e.users, u.Name)
@@ -151,7 +156,31 @@ func (e *engine) advance(t time.Duration) {
 	if t > e.now {
 		e.area += float64(len(e.active)) * (t - e.now).Seconds()
 		e.rec.span(e.now, t, e.holding, e.entitle)
+		e.countPairs(t - e.now)
 		e.now = t
+	}
+}
+
+// countPairs adds dt to the together-time of every pair of jobs that share
+// exactly the same GPUs.
+func (e *engine) countPairs(dt time.Duration) {
+	for _, j := range e.running {
+		occ := e.occ[j.gpus[0]]
+		if len(occ) != 2 {
+			continue
+		}
+		o := occ[0]
+		if o == j {
+			o = occ[1]
+		}
+		if j.spec.ID > o.spec.ID || !slices.Equal(j.gpus, o.gpus) {
+			continue
+		}
+		k := pairKey(j.spec.ID, o.spec.ID)
+		if e.pairTime[k] == nil {
+			e.pairTime[k] = map[string]time.Duration{}
+		}
+		e.pairTime[k][j.typ] += dt
 	}
 }
 
@@ -174,6 +203,11 @@ func (e *engine) complete() bool {
 	}
 	e.rerate(nil)
 	e.running = slices.DeleteFunc(e.running, func(j *job) bool { return j.finished })
+	for k := range e.pairTime {
+		if e.byID[k[0]].finished || e.byID[k[1]].finished {
+			delete(e.pairTime, k)
+		}
+	}
 	k := 0
 	for i, j := range e.active {
 		if j.finished {
@@ -321,10 +355,11 @@ func (e *engine) decide(why models.Trigger) error {
 		return fmt.Errorf("round %d (t=%gs): infeasible allocation: %w", e.round, seconds(e.now), err)
 	}
 	run := alloc.Run
+	var pairs [][2]models.JobID
 	if alloc.Fractional() {
-		run = realise(snap, alloc.Fractions, alloc.Capped)
+		run, pairs = e.realise(snap, alloc)
 	}
-	placed, err := e.place(snap, run)
+	placed, err := e.place(snap, run, pairs)
 	if err != nil {
 		return fmt.Errorf("round %d (t=%gs): %w", e.round, seconds(e.now), err)
 	}
