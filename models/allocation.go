@@ -15,6 +15,9 @@ type Assignment struct {
 	// GPUs optionally names the GPUs (indices into the cluster); when empty the
 	// simulator places the gang itself, consolidated where possible.
 	GPUs []int `json:"gpus,omitempty"`
+	// Accum runs the job with Accum-step gradient accumulation (sub-batches
+	// of BatchSize/Accum; see AccumThroughput); 0 or 1 means none.
+	Accum int `json:"accum,omitempty"`
 }
 
 // Allocation is a policy's decision. It is integral (Run: which gangs run now,
@@ -95,7 +98,11 @@ func Feasible(s *Snapshot, a Allocation) error {
 	}
 	used := map[string]int{}
 	seen := map[JobID]bool{}
-	owners := map[int][]*JobState{}
+	type sharer struct {
+		job   *JobState
+		accum int
+	}
+	owners := map[int][]sharer{}
 	for _, as := range a.Run {
 		j, ok := s.Job(as.Job)
 		if !ok {
@@ -105,9 +112,14 @@ func Feasible(s *Snapshot, a Allocation) error {
 			return &Violation{Constraint: "one placement per job", Job: as.Job, Detail: "job assigned twice"}
 		}
 		seen[as.Job] = true
-		if s.Throughput(&j.Job, as.Type) <= 0 {
+		if s.Throughput(&j.Job, as.Type) <= 0 && as.Accum <= 1 {
 			return &Violation{Constraint: "runnable", Job: as.Job, Type: as.Type,
 				Detail: fmt.Sprintf("no measured throughput for %s at gang %d, or not enough memory or GPUs", j.Type, j.Gang)}
+		}
+		if as.Accum > 1 {
+			if err := accumRunnable(s, j, as); err != nil {
+				return err
+			}
 		}
 		if len(as.GPUs) == 0 {
 			used[as.Type] += j.Gang
@@ -131,18 +143,18 @@ func Feasible(s *Snapshot, a Allocation) error {
 				switch {
 				case !a.Colocate:
 					return &Violation{Constraint: "double-booked", Job: as.Job, Type: as.Type,
-						Detail: fmt.Sprintf("GPU %d also given to job %d", g, o[0].ID)}
+						Detail: fmt.Sprintf("GPU %d also given to job %d", g, o[0].job.ID)}
 				case len(o) >= MaxJobsPerGPU:
 					return &Violation{Constraint: "at most 2 jobs per GPU", Job: as.Job, Type: as.Type,
-						Detail: fmt.Sprintf("GPU %d already shared by jobs %d and %d", g, o[0].ID, o[1].ID)}
+						Detail: fmt.Sprintf("GPU %d already shared by jobs %d and %d", g, o[0].job.ID, o[1].job.ID)}
 				}
-				if err := pairFits(s, o[0], j, s.Cluster.TypeOfGPU(g)); err != nil {
+				if err := pairFits(s, o[0].job, j, o[0].accum, as.Accum, s.Cluster.TypeOfGPU(g)); err != nil {
 					return err
 				}
 			} else {
 				used[as.Type]++
 			}
-			owners[g] = append(owners[g], j)
+			owners[g] = append(owners[g], sharer{j, as.Accum})
 		}
 	}
 	for _, t := range sortedTypeNames(used) {
@@ -154,12 +166,33 @@ func Feasible(s *Snapshot, a Allocation) error {
 	return nil
 }
 
-// pairFits checks that jobs a and b may share a GPU of type typ: their
-// memory needs fit in it together, and the matrix does not say that they
-// cannot run together (a measured co-located throughput of 0).
-func pairFits(s *Snapshot, a, b *JobState, typ string) error {
+// accumRunnable checks a job run with gradient accumulation: a measured
+// sub-batch throughput exists, and the smaller footprint fits the GPU type.
+func accumRunnable(s *Snapshot, j *JobState, as Assignment) error {
+	t, ok := s.Cluster.Type(as.Type)
+	if !ok || s.Cluster.Capacity(as.Type) < j.Gang {
+		return &Violation{Constraint: "runnable", Job: j.ID, Type: as.Type, Detail: "no such GPU type, or too few GPUs"}
+	}
+	if need := AccumMemory(s.JobTypes, &j.Job, as.Accum); need > t.MemoryGB {
+		return &Violation{Constraint: "memory", Job: j.ID, Type: as.Type,
+			Detail: fmt.Sprintf("needs %g GB with %d-step accumulation, a %s has %g GB", need, as.Accum, as.Type, t.MemoryGB)}
+	}
+	for _, p := range []Placement{Consolidated, Spread} {
+		if _, ok := AccumThroughput(s.JobTypes, s.Matrix, &j.Job, as.Type, p, as.Accum); ok {
+			return nil
+		}
+	}
+	return &Violation{Constraint: "runnable", Job: j.ID, Type: as.Type,
+		Detail: fmt.Sprintf("no measured throughput for %s at sub-batch 1/%d", j.Type, as.Accum)}
+}
+
+// pairFits checks that jobs a and b, run with ka- and kb-step accumulation,
+// may share a GPU of type typ: their memory needs fit in it together, and the
+// matrix does not say that they cannot run together (a measured co-located
+// throughput of 0).
+func pairFits(s *Snapshot, a, b *JobState, ka, kb int, typ string) error {
 	t, _ := s.Cluster.Type(typ)
-	if need := MemoryNeed(s.JobTypes, &a.Job) + MemoryNeed(s.JobTypes, &b.Job); need > t.MemoryGB {
+	if need := AccumMemory(s.JobTypes, &a.Job, ka) + AccumMemory(s.JobTypes, &b.Job, kb); need > t.MemoryGB {
 		return &Violation{Constraint: "memory", Job: b.ID, Type: t.Name,
 			Detail: fmt.Sprintf("jobs %d and %d need %g GB together on a %s GPU, which has %g GB", a.ID, b.ID, need, t.Name, t.MemoryGB)}
 	}
@@ -212,7 +245,7 @@ func feasibleFractions(s *Snapshot, fr map[JobID]map[string]float64, shared []Sh
 			}
 			sum[j.ID] += sf.X
 		}
-		if err := pairFits(s, a, b, sf.Type); err != nil {
+		if err := pairFits(s, a, b, 1, 1, sf.Type); err != nil {
 			return err
 		}
 		load[sf.Type] += float64(a.Gang) * sf.X

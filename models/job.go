@@ -35,6 +35,10 @@ type JobType struct {
 	// MemoryGB is the device memory one worker needs at BatchSize (0 when
 	// unknown; then any GPU type is taken to fit).
 	MemoryGB float64 `json:"memory_gb,omitempty" yaml:"memory_gb,omitempty"`
+	// FixedMemoryGB is the part of MemoryGB that does not shrink with a
+	// smaller sub-batch (weights, gradients, optimizer state, workspace);
+	// see AccumMemory.
+	FixedMemoryGB float64 `json:"fixed_memory_gb,omitempty" yaml:"fixed_memory_gb,omitempty"`
 	// StateGB is the size of the training state a checkpoint has to move
 	// (weights plus optimizer state); it prices preemption and migration.
 	StateGB float64 `json:"state_gb,omitempty" yaml:"state_gb,omitempty"`
@@ -52,6 +56,12 @@ func (t JobType) Validate() error {
 	}
 	if err := nonNegative("state_gb", t.StateGB); err != nil {
 		return fmt.Errorf("job type %q: %w", t.Name, err)
+	}
+	if err := nonNegative("fixed_memory_gb", t.FixedMemoryGB); err != nil {
+		return fmt.Errorf("job type %q: %w", t.Name, err)
+	}
+	if t.FixedMemoryGB > t.MemoryGB {
+		return fmt.Errorf("job type %q: fixed_memory_gb %g exceeds memory_gb %g", t.Name, t.FixedMemoryGB, t.MemoryGB)
 	}
 	if t.BatchSize < 0 {
 		return fmt.Errorf("job type %q: batch_size: must not be negative, got %d", t.Name, t.BatchSize)

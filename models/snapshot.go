@@ -46,6 +46,8 @@ type JobState struct {
 	// in force just before this decision; empty when it was not running.
 	LastType string `json:"last_type,omitempty"`
 	LastGPUs []int  `json:"last_gpus,omitempty"`
+	// LastAccum is the gradient-accumulation steps it ran with (0: none).
+	LastAccum int `json:"last_accum,omitempty"`
 	// Received is, per GPU type, the time the job has run there (Gavel's
 	// rounds received, in time units).
 	Received map[string]time.Duration `json:"received,omitempty"`

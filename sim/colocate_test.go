@@ -125,3 +125,35 @@ func TestSharedFractionsRunPairsTogether(t *testing.T) {
 		t.Errorf("%d migrations, %d preemptions; want none", r.Summary.Migrations, r.Summary.Preemptions)
 	}
 }
+
+// accumulating runs every job on the V100 with 2-step accumulation.
+type accumulating struct{}
+
+func (accumulating) Name() string { return "accumulating" }
+func (accumulating) Allocate(s *models.Snapshot) (models.Allocation, error) {
+	var a models.Allocation
+	for _, j := range s.Jobs {
+		a.Run = append(a.Run, models.Assignment{Job: j.ID, Type: "V100", Accum: 2})
+	}
+	return a, nil
+}
+
+// TestAccumulationSpeed: a batch-64 job at 3 steps/s whose batch-32 sibling
+// runs at 5 iterations/s does 5/2 = 2.5 steps/s with 2-step accumulation:
+// 100 steps take 40 s.
+func TestAccumulationSpeed(t *testing.T) {
+	cfg := tinyConfig(t, []models.Server{{Type: "V100", GPUs: 1}},
+		map[models.Key]float64{{Job: "R (64)", GPU: "V100", Gang: 1}: 3, {Job: "R (32)", GPU: "V100", Gang: 1}: 5},
+		[]models.Job{{ID: 0, User: "u", Type: "R (64)", Gang: 1, Steps: 100}})
+	cfg.JobTypes = map[string]models.JobType{
+		"R (64)": {Name: "R (64)", Model: "R", BatchSize: 64},
+		"R (32)": {Name: "R (32)", Model: "R", BatchSize: 32},
+	}
+	r, err := Run(cfg, accumulating{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Jobs[0].JCT != 40 {
+		t.Errorf("JCT %v, want 40", r.Jobs[0].JCT)
+	}
+}

@@ -16,6 +16,7 @@ type placement struct {
 	typ   string
 	gpus  []int
 	place models.Placement
+	accum int
 	base  float64 // throughput alone at this placement
 }
 
@@ -42,10 +43,14 @@ func (e *engine) place(s *models.Snapshot, run []models.Assignment, pairs [][2]m
 			for _, g := range a.GPUs {
 				free[g] = false
 			}
-			out = append(out, placement{job: byID[a.Job], typ: a.Type, gpus: slices.Clone(a.GPUs)})
+			out = append(out, placement{job: byID[a.Job], typ: a.Type, gpus: slices.Clone(a.GPUs), accum: a.Accum})
 		} else {
 			rest = append(rest, i)
 		}
+	}
+	accum := map[*job]int{}
+	for _, a := range run {
+		accum[byID[a.Job]] = a.Accum
 	}
 	partner := map[*job]*job{}
 	for _, p := range pairs {
@@ -93,11 +98,12 @@ func (e *engine) place(s *models.Snapshot, run []models.Assignment, pairs [][2]m
 	}
 	kept := out[:0]
 	for _, p := range out {
+		p.accum = accum[p.job]
 		p.place = models.Consolidated
 		if !oneServer(c, p.gpus) {
 			p.place = models.Spread
 		}
-		p.base = e.cfg.Matrix.Throughput(models.Key{Job: p.job.spec.Type, GPU: p.typ, Gang: p.job.spec.Gang, Placement: p.place})
+		p.base, _ = models.AccumThroughput(e.cfg.JobTypes, e.cfg.Matrix, &p.job.spec, p.typ, p.place, p.accum)
 		if p.base <= 0 {
 			e.unplaced++
 			continue
@@ -188,7 +194,10 @@ func (e *engine) apply(ps []placement) {
 		was[j] = true
 		p, stays := next[j]
 		if stays && p.typ == j.typ && slices.Equal(p.gpus, j.gpus) {
-			delete(next, j) // unchanged: keeps running, no cost
+			// Unchanged GPUs: keeps running, no cost; a new accumulation
+			// setting only changes its speed (rerate settles it).
+			j.accum, j.base = p.accum, p.base
+			delete(next, j)
 			continue
 		}
 		j.settle(e.now)
@@ -225,7 +234,7 @@ func (e *engine) apply(ps []placement) {
 		if kind != Start {
 			j.pausedTo = e.now + j.restore
 		}
-		j.typ, j.gpus, j.place, j.base = p.typ, p.gpus, p.place, p.base
+		j.typ, j.gpus, j.place, j.accum, j.base = p.typ, p.gpus, p.place, p.accum, p.base
 		for _, g := range j.gpus {
 			e.occ[g] = append(e.occ[g], j)
 			if len(e.occ[g]) > 1 {

@@ -253,7 +253,7 @@ func (e *engine) release(j *job) {
 	if j.finished {
 		e.demand[e.userIdx[j.spec.User]] -= float64(j.spec.Gang)
 	}
-	j.gpus, j.typ, j.rate, j.base = nil, "", 0, 0
+	j.gpus, j.typ, j.rate, j.base, j.accum = nil, "", 0, 0, 0
 }
 
 // rerate recomputes every running job's speed from its GPU partners and the

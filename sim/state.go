@@ -22,6 +22,7 @@ type job struct {
 	typ      string        // current GPU type, "" when not running
 	gpus     []int         // current GPUs, nil when not running
 	place    models.Placement
+	accum    int           // gradient-accumulation steps (0: none)
 	base     float64       // steps per second at the current placement, alone
 	rate     float64       // steps per second now: base, slowed by any GPU partner
 	pausedTo time.Duration // restore in progress until then
@@ -84,13 +85,14 @@ func ceilSeconds(s float64) time.Duration {
 // view is the job as a policy sees it.
 func (j *job) view() models.JobState {
 	return models.JobState{
-		Job:      j.spec,
-		Done:     j.done,
-		Attained: j.attained,
-		Executed: j.executed,
-		FirstRun: j.firstRun,
-		LastType: j.typ,
-		LastGPUs: j.gpus,
-		Received: j.received,
+		Job:       j.spec,
+		Done:      j.done,
+		Attained:  j.attained,
+		Executed:  j.executed,
+		FirstRun:  j.firstRun,
+		LastType:  j.typ,
+		LastGPUs:  j.gpus,
+		LastAccum: j.accum,
+		Received:  j.received,
 	}
 }
