@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"fairbench/models"
+	"fairbench/solvers/internal/policytest"
 )
 
 // End to end through the simulator: 2 V100 on one server, unit jobs at
@@ -28,7 +29,7 @@ import (
 //	JCTs: 100, 140, 30; mean 90.
 func TestSimBlockingAndBackfill(t *testing.T) {
 	servers := []models.Server{{Type: "V100", GPUs: 2}}
-	jobs := []models.Job{job(1, 0, "unit", 1, 100).Job, job(2, 10, "unit", 2, 50).Job, job(3, 20, "unit", 1, 30).Job}
+	jobs := []models.Job{policytest.Job(1, 0, "unit", 1, 100).Job, policytest.Job(2, 10, "unit", 2, 50).Job, policytest.Job(3, 20, "unit", 1, 30).Job}
 	tests := []struct {
 		backfill bool
 		want     map[models.JobID]float64
@@ -38,8 +39,8 @@ func TestSimBlockingAndBackfill(t *testing.T) {
 		{true, map[models.JobID]float64{1: 100, 2: 140, 3: 30}, 90},
 	}
 	for _, tc := range tests {
-		got, r := simulate(t, newFIFO(t, map[string]any{"backfill": tc.backfill}), servers, nil, jobs...)
-		wantJCT(t, got, tc.want)
+		got, r := policytest.Simulate(t, newFIFO(t, map[string]any{"backfill": tc.backfill}), servers, nil, jobs...)
+		policytest.WantJCT(t, got, tc.want)
 		if d := r.Summary.MeanJCT - tc.mean; d > 1e-6 || d < -1e-6 {
 			t.Errorf("backfill %v: mean JCT %v, want %v", tc.backfill, r.Summary.MeanJCT, tc.mean)
 		}
@@ -58,9 +59,9 @@ func TestSimBlockingAndBackfill(t *testing.T) {
 //	JCTs: J1 100, J2 300, J3 100.
 func TestSimHeterogeneous(t *testing.T) {
 	servers := []models.Server{{Type: "V100", GPUs: 1}, {Type: "K80", GPUs: 1}}
-	got, r := simulate(t, newFIFO(t, nil), servers, nil,
-		job(1, 0, "resnet", 1, 300).Job, job(2, 0, "resnet", 1, 300).Job, job(3, 50, "resnet", 1, 150).Job)
-	wantJCT(t, got, map[models.JobID]float64{1: 100, 2: 300, 3: 100})
+	got, r := policytest.Simulate(t, newFIFO(t, nil), servers, nil,
+		policytest.Job(1, 0, "resnet", 1, 300).Job, policytest.Job(2, 0, "resnet", 1, 300).Job, policytest.Job(3, 50, "resnet", 1, 150).Job)
+	policytest.WantJCT(t, got, map[models.JobID]float64{1: 100, 2: 300, 3: 100})
 	if r.Summary.Migrations != 0 || r.Summary.Preemptions != 0 {
 		t.Errorf("%d migrations, %d preemptions; want none", r.Summary.Migrations, r.Summary.Preemptions)
 	}

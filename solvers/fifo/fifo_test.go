@@ -7,6 +7,7 @@ import (
 	"fairbench/models"
 	"fairbench/solvers"
 	"fairbench/solvers/fifo"
+	"fairbench/solvers/internal/policytest"
 )
 
 func newFIFO(t *testing.T, opts map[string]any) solvers.Policy {
@@ -34,9 +35,9 @@ func TestAllocate(t *testing.T) {
 			name:    "head-of-line blocking",
 			servers: oneServer,
 			jobs: []models.JobState{
-				running(job(1, 0, "resnet", 2, 1e6), "V100", 0, 10, 30),
-				job(2, 10, "resnet", 4, 100),
-				job(3, 20, "resnet", 1, 100),
+				policytest.Running(policytest.Job(1, 0, "resnet", 2, 1e6), "V100", 0, 10, 30),
+				policytest.Job(2, 10, "resnet", 4, 100),
+				policytest.Job(3, 20, "resnet", 1, 100),
 			},
 			strict:   []string{"1/V100"},
 			backfill: []string{"1/V100", "3/V100"},
@@ -46,7 +47,7 @@ func TestAllocate(t *testing.T) {
 			// if job 1 fits; here both fit: 3 + 1 = 4.
 			name:     "arrival order",
 			servers:  oneServer,
-			jobs:     []models.JobState{job(1, 0, "resnet", 3, 1e6), job(2, 5, "resnet", 1, 10)},
+			jobs:     []models.JobState{policytest.Job(1, 0, "resnet", 3, 1e6), policytest.Job(2, 5, "resnet", 1, 10)},
 			strict:   []string{"1/V100", "2/V100"},
 			backfill: []string{"1/V100", "2/V100"},
 		},
@@ -55,7 +56,7 @@ func TestAllocate(t *testing.T) {
 			// K80, job 3 finds no room.
 			name:     "fastest type with room",
 			servers:  hetero,
-			jobs:     []models.JobState{job(1, 0, "resnet", 4, 10), job(2, 1, "resnet", 4, 10), job(3, 2, "resnet", 2, 10)},
+			jobs:     []models.JobState{policytest.Job(1, 0, "resnet", 4, 10), policytest.Job(2, 1, "resnet", 4, 10), policytest.Job(3, 2, "resnet", 2, 10)},
 			strict:   []string{"1/V100", "2/K80"},
 			backfill: []string{"1/V100", "2/K80"},
 		},
@@ -65,8 +66,8 @@ func TestAllocate(t *testing.T) {
 			name:    "running job stays on its type",
 			servers: hetero,
 			jobs: []models.JobState{
-				running(job(1, 0, "resnet", 2, 1e6), "K80", 0, 100, 100),
-				job(2, 50, "resnet", 4, 10),
+				policytest.Running(policytest.Job(1, 0, "resnet", 2, 1e6), "K80", 0, 100, 100),
+				policytest.Job(2, 50, "resnet", 4, 10),
 			},
 			strict:   []string{"1/K80", "2/V100"},
 			backfill: []string{"1/K80", "2/V100"},
@@ -77,8 +78,8 @@ func TestAllocate(t *testing.T) {
 			name:    "no preemption",
 			servers: oneServer,
 			jobs: []models.JobState{
-				running(job(1, 0, "resnet", 4, 1e6), "V100", 0, 100, 300),
-				job(2, 50, "resnet", 1, 10),
+				policytest.Running(policytest.Job(1, 0, "resnet", 4, 1e6), "V100", 0, 100, 300),
+				policytest.Job(2, 50, "resnet", 1, 10),
 			},
 			strict:   []string{"1/V100"},
 			backfill: []string{"1/V100"},
@@ -86,7 +87,7 @@ func TestAllocate(t *testing.T) {
 	}
 	for _, tc := range tests {
 		for _, bf := range []bool{false, true} {
-			s := snap(t, sec(100), nil, tc.servers, tc.jobs...)
+			s := policytest.Snap(t, policytest.Sec(100), nil, tc.servers, tc.jobs...)
 			a, err := newFIFO(t, map[string]any{"backfill": bf}).Allocate(s)
 			if err != nil {
 				t.Fatal(err)
@@ -95,7 +96,7 @@ func TestAllocate(t *testing.T) {
 			if bf {
 				want = tc.backfill
 			}
-			if got := ids(a); !reflect.DeepEqual(got, want) {
+			if got := policytest.IDs(a); !reflect.DeepEqual(got, want) {
 				t.Errorf("%s (backfill %v): run %v, want %v", tc.name, bf, got, want)
 			}
 			if err := models.Feasible(s, a); err != nil {
@@ -123,16 +124,16 @@ func TestOptions(t *testing.T) {
 
 func TestDeterministic(t *testing.T) {
 	jobs := []models.JobState{
-		running(job(1, 0, "resnet", 2, 1e6), "K80", 0, 10, 10),
-		job(2, 1, "unit", 2, 10), job(3, 1, "unit", 2, 10), job(4, 2, "recsys", 1, 10), job(5, 3, "resnet", 4, 10),
+		policytest.Running(policytest.Job(1, 0, "resnet", 2, 1e6), "K80", 0, 10, 10),
+		policytest.Job(2, 1, "unit", 2, 10), policytest.Job(3, 1, "unit", 2, 10), policytest.Job(4, 2, "recsys", 1, 10), policytest.Job(5, 3, "resnet", 4, 10),
 	}
 	servers := []models.Server{{Type: "V100", GPUs: 2}, {Type: "P100", GPUs: 2}, {Type: "K80", GPUs: 4}}
 	p := newFIFO(t, map[string]any{"backfill": true})
-	first, _ := p.Allocate(snap(t, sec(50), nil, servers, jobs...))
+	first, _ := p.Allocate(policytest.Snap(t, policytest.Sec(50), nil, servers, jobs...))
 	for i := 0; i < 20; i++ {
-		a, _ := p.Allocate(snap(t, sec(50), nil, servers, jobs...))
+		a, _ := p.Allocate(policytest.Snap(t, policytest.Sec(50), nil, servers, jobs...))
 		if !reflect.DeepEqual(a, first) {
-			t.Fatalf("decision %d differs: %v vs %v", i, ids(a), ids(first))
+			t.Fatalf("decision %d differs: %v vs %v", i, policytest.IDs(a), policytest.IDs(first))
 		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 
 	"fairbench/models"
 	"fairbench/solvers"
+	"fairbench/solvers/internal/policytest"
 	"fairbench/solvers/isolated"
 )
 
@@ -26,10 +27,10 @@ func TestSimNotWorkConserving(t *testing.T) {
 		t.Fatal(err)
 	}
 	users := []models.User{{Name: "A", Weight: 1}, {Name: "B", Weight: 1}}
-	got, r := simulate(t, p, []models.Server{{Type: "V100", GPUs: 2}}, users,
-		owner(job(1, 0, "unit", 1, 100), "A").Job, owner(job(2, 0, "unit", 1, 100), "A").Job,
-		owner(job(3, 0, "unit", 1, 50), "B").Job)
-	wantJCT(t, got, map[models.JobID]float64{1: 100, 2: 200, 3: 50})
+	got, r := policytest.Simulate(t, p, []models.Server{{Type: "V100", GPUs: 2}}, users,
+		policytest.Owner(policytest.Job(1, 0, "unit", 1, 100), "A").Job, policytest.Owner(policytest.Job(2, 0, "unit", 1, 100), "A").Job,
+		policytest.Owner(policytest.Job(3, 0, "unit", 1, 50), "B").Job)
+	policytest.WantJCT(t, got, map[models.JobID]float64{1: 100, 2: 200, 3: 50})
 	if r.Summary.Preemptions != 0 {
 		t.Errorf("%d preemptions, want 0", r.Summary.Preemptions)
 	}

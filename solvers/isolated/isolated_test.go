@@ -7,6 +7,7 @@ import (
 
 	"fairbench/models"
 	"fairbench/solvers"
+	"fairbench/solvers/internal/policytest"
 	"fairbench/solvers/isolated"
 )
 
@@ -55,14 +56,14 @@ func allocate(t *testing.T, s *models.Snapshot) map[models.JobID]map[string]floa
 func TestFractions(t *testing.T) {
 	users := []models.User{{Name: "A", Weight: 1}, {Name: "B", Weight: 3}, {Name: "C", Weight: 4}}
 	servers := []models.Server{{Type: "V100", GPUs: 8}, {Type: "K80", GPUs: 8}, {Type: "K80", GPUs: 8}}
-	s := snap(t, 0, users, servers,
-		owner(job(1, 0, "resnet", 1, 100), "A"),
-		owner(job(2, 1, "resnet", 4, 100), "B"),
-		owner(job(3, 2, "resnet", 1, 100), "A"),
-		owner(job(4, 3, "resnet", 8, 100), "B"),
-		owner(job(5, 4, "resnet", 2, 100), "A"),
-		owner(job(6, 5, "k80", 1, 100), "B"),
-		owner(job(7, 6, "resnet", 1, 100), "A"),
+	s := policytest.Snap(t, 0, users, servers,
+		policytest.Owner(policytest.Job(1, 0, "resnet", 1, 100), "A"),
+		policytest.Owner(policytest.Job(2, 1, "resnet", 4, 100), "B"),
+		policytest.Owner(policytest.Job(3, 2, "resnet", 1, 100), "A"),
+		policytest.Owner(policytest.Job(4, 3, "resnet", 8, 100), "B"),
+		policytest.Owner(policytest.Job(5, 4, "resnet", 2, 100), "A"),
+		policytest.Owner(policytest.Job(6, 5, "k80", 1, 100), "B"),
+		policytest.Owner(policytest.Job(7, 6, "resnet", 1, 100), "A"),
 	)
 	got := allocate(t, s)
 	want := map[models.JobID]map[string]float64{
@@ -93,7 +94,7 @@ func TestFractions(t *testing.T) {
 // then V100 min(0.5, 2/4) = 0.5.
 func TestFastestFirst(t *testing.T) {
 	users := []models.User{{Name: "A", Weight: 1}, {Name: "B", Weight: 1}}
-	s := snap(t, 0, users, []models.Server{{Type: "V100", GPUs: 4}, {Type: "P100", GPUs: 4}}, owner(job(1, 0, "recsys", 4, 100), "A"))
+	s := policytest.Snap(t, 0, users, []models.Server{{Type: "V100", GPUs: 4}, {Type: "P100", GPUs: 4}}, policytest.Owner(policytest.Job(1, 0, "recsys", 4, 100), "A"))
 	want := map[models.JobID]map[string]float64{1: {"P100": 0.5, "V100": 0.5}}
 	if got := allocate(t, s); !reflect.DeepEqual(got, want) {
 		t.Fatalf("fractions %v, want %v", got, want)
@@ -105,7 +106,7 @@ func TestFastestFirst(t *testing.T) {
 func TestStatic(t *testing.T) {
 	users := []models.User{{Name: "A", Weight: 1}, {Name: "B", Weight: 3}}
 	servers := []models.Server{{Type: "V100", GPUs: 4}}
-	s := snap(t, 0, users, servers, owner(job(1, 0, "resnet", 2, 100), "A"), owner(job(2, 0, "resnet", 1, 100), "A"))
+	s := policytest.Snap(t, 0, users, servers, policytest.Owner(policytest.Job(1, 0, "resnet", 2, 100), "A"), policytest.Owner(policytest.Job(2, 0, "resnet", 1, 100), "A"))
 	// A owns 1/4 · 4 = 1 V100: J1 (gang 2) gets 1/2, J2 nothing.
 	want := map[models.JobID]map[string]float64{1: {"V100": 0.5}}
 	if got := allocate(t, s); !reflect.DeepEqual(got, want) {
@@ -122,14 +123,14 @@ func TestFeasibleThirds(t *testing.T) {
 	servers := []models.Server{{Type: "V100", GPUs: 4}, {Type: "P100", GPUs: 3}, {Type: "K80", GPUs: 7}}
 	var jobs []models.JobState
 	for i := 0; i < 30; i++ {
-		jobs = append(jobs, owner(job(i, float64(i), []string{"resnet", "unit", "recsys", "k80"}[i%4], 1+i%3, 100),
+		jobs = append(jobs, policytest.Owner(policytest.Job(i, float64(i), []string{"resnet", "unit", "recsys", "k80"}[i%4], 1+i%3, 100),
 			[]string{"A", "B", "C"}[i%3]))
 	}
-	allocate(t, snap(t, 0, users, servers, jobs...)) // checks models.Feasible
+	allocate(t, policytest.Snap(t, 0, users, servers, jobs...)) // checks models.Feasible
 }
 
 func TestUnknownUser(t *testing.T) {
-	s := snap(t, 0, nil, []models.Server{{Type: "V100", GPUs: 1}}, owner(job(1, 0, "unit", 1, 1), "nobody"))
+	s := policytest.Snap(t, 0, nil, []models.Server{{Type: "V100", GPUs: 1}}, policytest.Owner(policytest.Job(1, 0, "unit", 1, 1), "nobody"))
 	p, _ := isolated.New(solvers.Config{})
 	if _, err := p.Allocate(s); err == nil {
 		t.Fatal("a job of an unknown user was accepted")

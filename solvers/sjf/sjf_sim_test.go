@@ -5,6 +5,7 @@ import (
 
 	"fairbench/models"
 	"fairbench/solvers"
+	"fairbench/solvers/internal/policytest"
 	"fairbench/solvers/sjf"
 )
 
@@ -36,7 +37,7 @@ func build(t *testing.T, f solvers.Factory) solvers.Policy {
 //	JCTs: J1 180, J2 80, J3 30; mean 290/3; 2 preemptions.
 func TestSimShortestFirst(t *testing.T) {
 	servers := []models.Server{{Type: "V100", GPUs: 1}}
-	jobs := []models.Job{job(1, 0, "unit", 1, 100).Job, job(2, 10, "unit", 1, 50).Job, job(3, 20, "unit", 1, 30).Job}
+	jobs := []models.Job{policytest.Job(1, 0, "unit", 1, 100).Job, policytest.Job(2, 10, "unit", 1, 50).Job, policytest.Job(3, 20, "unit", 1, 30).Job}
 	tests := []struct {
 		name        string
 		f           solvers.Factory
@@ -49,8 +50,8 @@ func TestSimShortestFirst(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got, r := simulate(t, build(t, tc.f), servers, nil, jobs...)
-			wantJCT(t, got, tc.want)
+			got, r := policytest.Simulate(t, build(t, tc.f), servers, nil, jobs...)
+			policytest.WantJCT(t, got, tc.want)
 			if d := r.Summary.MeanJCT - tc.mean; d > 1e-6 || d < -1e-6 {
 				t.Errorf("mean JCT %v, want %v", r.Summary.MeanJCT, tc.mean)
 			}
@@ -80,9 +81,9 @@ func TestSimShortestFirst(t *testing.T) {
 // Round starts at 360 change nothing (same order, both keep their types).
 func TestSimSRTFHeterogeneous(t *testing.T) {
 	servers := []models.Server{{Type: "V100", GPUs: 1}, {Type: "K80", GPUs: 1}}
-	got, r := simulate(t, build(t, sjf.NewSRTF), servers, nil,
-		job(1, 0, "resnet", 1, 600).Job, job(2, 0, "resnet", 1, 1200).Job, job(3, 50, "resnet", 1, 300).Job)
-	wantJCT(t, got, map[models.JobID]float64{3: 100, 1: 500, 2: 150 + 1150.0/3})
+	got, r := policytest.Simulate(t, build(t, sjf.NewSRTF), servers, nil,
+		policytest.Job(1, 0, "resnet", 1, 600).Job, policytest.Job(2, 0, "resnet", 1, 1200).Job, policytest.Job(3, 50, "resnet", 1, 300).Job)
+	policytest.WantJCT(t, got, map[models.JobID]float64{3: 100, 1: 500, 2: 150 + 1150.0/3})
 	// J1 migrated once (V100 → K80); J2 was preempted once and resumed.
 	if got[1].Migrations != 1 || got[2].Preemptions != 1 {
 		t.Errorf("J1 migrations %d (want 1), J2 preemptions %d (want 1)", got[1].Migrations, got[2].Preemptions)

@@ -7,6 +7,7 @@ import (
 
 	"fairbench/models"
 	"fairbench/solvers"
+	"fairbench/solvers/internal/policytest"
 	"fairbench/solvers/sjf"
 )
 
@@ -23,7 +24,7 @@ func allocate(t *testing.T, newPolicy solvers.Factory, s *models.Snapshot) []str
 	if err := models.Feasible(s, a); err != nil {
 		t.Fatal(err)
 	}
-	return ids(a)
+	return policytest.IDs(a)
 }
 
 func TestSJF(t *testing.T) {
@@ -41,7 +42,7 @@ func TestSJF(t *testing.T) {
 			// skipped.
 			name:    "shortest first, skip what does not fit",
 			servers: four,
-			jobs:    []models.JobState{job(1, 0, "unit", 2, 300), job(2, 1, "unit", 2, 100), job(3, 2, "unit", 1, 200)},
+			jobs:    []models.JobState{policytest.Job(1, 0, "unit", 2, 300), policytest.Job(2, 1, "unit", 2, 100), policytest.Job(3, 2, "unit", 1, 200)},
 			want:    []string{"2/V100", "3/V100"},
 		},
 		{
@@ -51,8 +52,8 @@ func TestSJF(t *testing.T) {
 			name:    "non-preemptive",
 			servers: four,
 			jobs: []models.JobState{
-				running(job(1, 0, "unit", 2, 1e6), "V100", 0, 10, 10),
-				job(2, 5, "unit", 3, 10), job(3, 6, "unit", 1, 50),
+				policytest.Running(policytest.Job(1, 0, "unit", 2, 1e6), "V100", 0, 10, 10),
+				policytest.Job(2, 5, "unit", 3, 10), policytest.Job(3, 6, "unit", 1, 50),
 			},
 			want: []string{"1/V100", "3/V100"},
 		},
@@ -62,14 +63,14 @@ func TestSJF(t *testing.T) {
 			// (ties go to the newest type), then job 1 on K80.
 			name:    "duration at best throughput",
 			servers: hetero,
-			jobs:    []models.JobState{job(1, 0, "resnet", 1, 600), job(2, 1, "unit", 1, 150)},
+			jobs:    []models.JobState{policytest.Job(1, 0, "resnet", 1, 600), policytest.Job(2, 1, "unit", 1, 150)},
 			want:    []string{"2/V100", "1/K80"},
 		},
 		{
 			// Equal durations (100 s): arrival first, then ID.
 			name:    "ties by arrival then ID",
 			servers: []models.Server{{Type: "V100", GPUs: 2}},
-			jobs:    []models.JobState{job(3, 0, "unit", 1, 100), job(1, 5, "unit", 1, 100), job(2, 5, "unit", 1, 100)},
+			jobs:    []models.JobState{policytest.Job(3, 0, "unit", 1, 100), policytest.Job(1, 5, "unit", 1, 100), policytest.Job(2, 5, "unit", 1, 100)},
 			want:    []string{"3/V100", "1/V100"},
 		},
 		{
@@ -77,13 +78,13 @@ func TestSJF(t *testing.T) {
 			// done) waits with 100 s left but ranks by 400 s, behind job 2 (200 s).
 			name:    "total duration, not remaining",
 			servers: []models.Server{{Type: "V100", GPUs: 1}},
-			jobs:    []models.JobState{ran(job(1, 0, "unit", 1, 400), 0, 300, 300), job(2, 1, "unit", 1, 200)},
+			jobs:    []models.JobState{policytest.Ran(policytest.Job(1, 0, "unit", 1, 400), 0, 300, 300), policytest.Job(2, 1, "unit", 1, 200)},
 			want:    []string{"2/V100"},
 		},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got := allocate(t, sjf.New, snap(t, sec(10), nil, tc.servers, tc.jobs...))
+			got := allocate(t, sjf.New, policytest.Snap(t, policytest.Sec(10), nil, tc.servers, tc.jobs...))
 			if !reflect.DeepEqual(got, tc.want) {
 				t.Fatalf("run %v, want %v", got, tc.want)
 			}
@@ -105,7 +106,7 @@ func TestSRTF(t *testing.T) {
 			// job 2 runs, job 1 is preempted.
 			name:    "shorter arrival preempts",
 			servers: one,
-			jobs:    []models.JobState{running(job(1, 0, "unit", 1, 600), "V100", 0, 100, 100), job(2, 100, "unit", 1, 100)},
+			jobs:    []models.JobState{policytest.Running(policytest.Job(1, 0, "unit", 1, 600), "V100", 0, 100, 100), policytest.Job(2, 100, "unit", 1, 100)},
 			want:    []string{"2/V100"},
 		},
 		{
@@ -113,7 +114,7 @@ func TestSRTF(t *testing.T) {
 			// job 2 100 s: job 1 keeps the GPU.
 			name:    "remaining time",
 			servers: one,
-			jobs:    []models.JobState{running(job(1, 0, "unit", 1, 1000), "V100", 0, 950, 950), job(2, 950, "unit", 1, 100)},
+			jobs:    []models.JobState{policytest.Running(policytest.Job(1, 0, "unit", 1, 1000), "V100", 0, 950, 950), policytest.Job(2, 950, "unit", 1, 100)},
 			want:    []string{"1/V100"},
 		},
 		{
@@ -122,7 +123,7 @@ func TestSRTF(t *testing.T) {
 			// 2 (unit, 1000 s) gets the V100.
 			name:    "running job keeps its type",
 			servers: hetero,
-			jobs:    []models.JobState{running(job(1, 0, "resnet", 1, 400), "K80", 0, 100, 100), job(2, 1, "unit", 1, 1000)},
+			jobs:    []models.JobState{policytest.Running(policytest.Job(1, 0, "resnet", 1, 400), "K80", 0, 100, 100), policytest.Job(2, 1, "unit", 1, 1000)},
 			want:    []string{"1/K80", "2/V100"},
 		},
 		{
@@ -131,16 +132,16 @@ func TestSRTF(t *testing.T) {
 			name:    "gang preempts two",
 			servers: []models.Server{{Type: "V100", GPUs: 2}},
 			jobs: []models.JobState{
-				running(job(1, 0, "unit", 1, 300), "V100", 0, 100, 100),
-				running(job(2, 0, "unit", 1, 200), "V100", 0, 100, 100),
-				job(3, 100, "unit", 2, 50),
+				policytest.Running(policytest.Job(1, 0, "unit", 1, 300), "V100", 0, 100, 100),
+				policytest.Running(policytest.Job(2, 0, "unit", 1, 200), "V100", 0, 100, 100),
+				policytest.Job(3, 100, "unit", 2, 50),
 			},
 			want: []string{"3/V100"},
 		},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got := allocate(t, sjf.NewSRTF, snap(t, sec(100), nil, tc.servers, tc.jobs...))
+			got := allocate(t, sjf.NewSRTF, policytest.Snap(t, policytest.Sec(100), nil, tc.servers, tc.jobs...))
 			if !reflect.DeepEqual(got, tc.want) {
 				t.Fatalf("run %v, want %v", got, tc.want)
 			}
@@ -149,8 +150,8 @@ func TestSRTF(t *testing.T) {
 }
 
 func TestEstimates(t *testing.T) {
-	s := snap(t, 0, nil, []models.Server{{Type: "P100", GPUs: 1}, {Type: "V100", GPUs: 1}},
-		ran(job(1, 0, "resnet", 1, 900), 0, 100, 300), job(2, 0, "k80", 1, 10))
+	s := policytest.Snap(t, 0, nil, []models.Server{{Type: "P100", GPUs: 1}, {Type: "V100", GPUs: 1}},
+		policytest.Ran(policytest.Job(1, 0, "resnet", 1, 900), 0, 100, 300), policytest.Job(2, 0, "k80", 1, 10))
 	// resnet's best is V100 at 3 steps/s: 900 / 3 = 300 s in all, 600 / 3 = 200 s left.
 	if d := sjf.Duration(s, &s.Jobs[0]); d != 300 {
 		t.Errorf("Duration = %v, want 300", d)
@@ -182,13 +183,13 @@ func TestOptionsAndTriggers(t *testing.T) {
 func TestDeterministic(t *testing.T) {
 	servers := []models.Server{{Type: "V100", GPUs: 2}, {Type: "P100", GPUs: 2}, {Type: "K80", GPUs: 4}}
 	jobs := []models.JobState{
-		running(job(1, 0, "resnet", 2, 1e4), "K80", 0, 10, 10),
-		job(2, 1, "unit", 2, 100), job(3, 1, "unit", 2, 100), job(4, 2, "recsys", 1, 100), job(5, 3, "resnet", 4, 30),
+		policytest.Running(policytest.Job(1, 0, "resnet", 2, 1e4), "K80", 0, 10, 10),
+		policytest.Job(2, 1, "unit", 2, 100), policytest.Job(3, 1, "unit", 2, 100), policytest.Job(4, 2, "recsys", 1, 100), policytest.Job(5, 3, "resnet", 4, 30),
 	}
 	for _, f := range []solvers.Factory{sjf.New, sjf.NewSRTF} {
-		first := allocate(t, f, snap(t, sec(50), nil, servers, jobs...))
+		first := allocate(t, f, policytest.Snap(t, policytest.Sec(50), nil, servers, jobs...))
 		for i := 0; i < 20; i++ {
-			if got := allocate(t, f, snap(t, sec(50), nil, servers, jobs...)); !reflect.DeepEqual(got, first) {
+			if got := allocate(t, f, policytest.Snap(t, policytest.Sec(50), nil, servers, jobs...)); !reflect.DeepEqual(got, first) {
 				t.Fatalf("decision %d differs: %v vs %v", i, got, first)
 			}
 		}

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"fairbench/models"
+	"fairbench/solvers/internal/policytest"
 )
 
 // One V100, unit jobs at 1 step/s, thresholds [100] GPU-s, 360 s rounds,
@@ -26,9 +27,9 @@ import (
 //
 // Mean JCT (450 + 200 + 150) / 3 = 800/3; one preemption.
 func TestSimDemotion(t *testing.T) {
-	got, r := simulate(t, newTiresias(t, map[string]any{"thresholds": []any{100}}), []models.Server{{Type: "V100", GPUs: 1}}, nil,
-		job(1, 0, "unit", 1, 300).Job, job(2, 50, "unit", 1, 100).Job, job(3, 150, "unit", 1, 50).Job)
-	wantJCT(t, got, map[models.JobID]float64{1: 450, 2: 200, 3: 150})
+	got, r := policytest.Simulate(t, newTiresias(t, map[string]any{"thresholds": []any{100}}), []models.Server{{Type: "V100", GPUs: 1}}, nil,
+		policytest.Job(1, 0, "unit", 1, 300).Job, policytest.Job(2, 50, "unit", 1, 100).Job, policytest.Job(3, 150, "unit", 1, 50).Job)
+	policytest.WantJCT(t, got, map[models.JobID]float64{1: 450, 2: 200, 3: 150})
 	if r.Summary.Preemptions != 1 {
 		t.Errorf("%d preemptions, want 1", r.Summary.Preemptions)
 	}
@@ -48,9 +49,9 @@ func TestSimDemotion(t *testing.T) {
 // By wall time J1 (60 s < 100) would have stayed ahead and J2 would end at 300
 // (JCT 240).
 func TestSimGPUTime(t *testing.T) {
-	got, _ := simulate(t, newTiresias(t, map[string]any{"thresholds": []any{100}}), []models.Server{{Type: "V100", GPUs: 2}}, nil,
-		job(1, 0, "unit", 2, 200).Job, job(2, 60, "unit", 1, 100).Job)
-	wantJCT(t, got, map[models.JobID]float64{1: 300, 2: 100})
+	got, _ := policytest.Simulate(t, newTiresias(t, map[string]any{"thresholds": []any{100}}), []models.Server{{Type: "V100", GPUs: 2}}, nil,
+		policytest.Job(1, 0, "unit", 2, 200).Job, policytest.Job(2, 60, "unit", 1, 100).Job)
+	policytest.WantJCT(t, got, map[models.JobID]float64{1: 300, 2: 100})
 }
 
 // The same policy value must not carry state into a second run: both runs
@@ -58,9 +59,9 @@ func TestSimGPUTime(t *testing.T) {
 func TestSimFreshStatePerRun(t *testing.T) {
 	p := newTiresias(t, map[string]any{"thresholds": []any{100}})
 	servers := []models.Server{{Type: "V100", GPUs: 1}}
-	jobs := []models.Job{job(1, 0, "unit", 1, 300).Job, job(2, 50, "unit", 1, 100).Job, job(3, 150, "unit", 1, 50).Job}
-	first, _ := simulate(t, p, servers, nil, jobs...)
-	second, _ := simulate(t, p, servers, nil, jobs...)
+	jobs := []models.Job{policytest.Job(1, 0, "unit", 1, 300).Job, policytest.Job(2, 50, "unit", 1, 100).Job, policytest.Job(3, 150, "unit", 1, 50).Job}
+	first, _ := policytest.Simulate(t, p, servers, nil, jobs...)
+	second, _ := policytest.Simulate(t, p, servers, nil, jobs...)
 	for id, j := range first {
 		if second[id].JCT != j.JCT {
 			t.Errorf("job %d: JCT %v in the first run, %v in the second", id, j.JCT, second[id].JCT)

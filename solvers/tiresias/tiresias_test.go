@@ -6,6 +6,7 @@ import (
 
 	"fairbench/models"
 	"fairbench/solvers"
+	"fairbench/solvers/internal/policytest"
 	"fairbench/solvers/tiresias"
 )
 
@@ -29,7 +30,7 @@ type step struct {
 func replay(t *testing.T, p *tiresias.Tiresias, servers []models.Server, steps []step) {
 	t.Helper()
 	for _, st := range steps {
-		s := snap(t, sec(st.now), nil, servers, st.jobs...)
+		s := policytest.Snap(t, policytest.Sec(st.now), nil, servers, st.jobs...)
 		a, err := p.Allocate(s)
 		if err != nil {
 			t.Fatal(err)
@@ -37,7 +38,7 @@ func replay(t *testing.T, p *tiresias.Tiresias, servers []models.Server, steps [
 		if err := models.Feasible(s, a); err != nil {
 			t.Fatalf("t=%v: %v", st.now, err)
 		}
-		if got := ids(a); !reflect.DeepEqual(got, st.run) {
+		if got := policytest.IDs(a); !reflect.DeepEqual(got, st.run) {
 			t.Fatalf("t=%v: run %v, want %v", st.now, got, st.run)
 		}
 		for id, q := range st.queues {
@@ -65,21 +66,21 @@ func replay(t *testing.T, p *tiresias.Tiresias, servers []models.Server, steps [
 //	       against 2·300 = 600: no promotion                       → run J0
 func TestDemotionPromotion(t *testing.T) {
 	one := []models.Server{{Type: "V100", GPUs: 1}}
-	j0, j1 := job(0, 0, "unit", 1, 1e6), job(1, 100, "unit", 1, 1e6)
+	j0, j1 := policytest.Job(0, 0, "unit", 1, 1e6), policytest.Job(1, 100, "unit", 1, 1e6)
 	steps := func(knob0 bool) []step {
-		at400 := step{400, []models.JobState{running(j0, "V100", 0, 300, 300), ran(j1, 100, 100, 100)},
+		at400 := step{400, []models.JobState{policytest.Running(j0, "V100", 0, 300, 300), policytest.Ran(j1, 100, 100, 100)},
 			[]string{"1/V100"}, map[models.JobID]int{0: 1, 1: 0}}
 		if knob0 {
 			at400.run, at400.queues[1] = []string{"0/V100"}, 1
 		}
 		s := []step{
 			{0, []models.JobState{j0}, []string{"0/V100"}, map[models.JobID]int{0: 0}},
-			{100, []models.JobState{running(j0, "V100", 0, 100, 100), j1}, []string{"1/V100"}, map[models.JobID]int{0: 1, 1: 0}},
-			{200, []models.JobState{ran(j0, 0, 100, 100), running(j1, "V100", 100, 100, 100)}, []string{"0/V100"}, map[models.JobID]int{0: 1, 1: 1}},
+			{100, []models.JobState{policytest.Running(j0, "V100", 0, 100, 100), j1}, []string{"1/V100"}, map[models.JobID]int{0: 1, 1: 0}},
+			{200, []models.JobState{policytest.Ran(j0, 0, 100, 100), policytest.Running(j1, "V100", 100, 100, 100)}, []string{"0/V100"}, map[models.JobID]int{0: 1, 1: 1}},
 			at400,
 		}
 		if !knob0 {
-			s = append(s, step{500, []models.JobState{ran(j0, 0, 300, 300), running(j1, "V100", 100, 200, 200)},
+			s = append(s, step{500, []models.JobState{policytest.Ran(j0, 0, 300, 300), policytest.Running(j1, "V100", 100, 200, 200)},
 				[]string{"0/V100"}, map[models.JobID]int{0: 1, 1: 1}})
 		}
 		return s
@@ -108,11 +109,11 @@ func TestDemotionPromotion(t *testing.T) {
 func TestQueuesFromSnapshot(t *testing.T) {
 	servers := []models.Server{{Type: "V100", GPUs: 2}}
 	jobs := []models.JobState{
-		running(job(1, 0, "unit", 1, 1e6), "V100", 0, 8000, 8000),
-		ran(job(2, 1, "unit", 2, 1e6), 1, 2000, 2000),
-		running(job(3, 2, "unit", 1, 1e6), "V100", 2, 3000, 3000),
-		job(4, 3, "unit", 2, 1e6),
-		job(5, 4, "unit", 1, 1e6),
+		policytest.Running(policytest.Job(1, 0, "unit", 1, 1e6), "V100", 0, 8000, 8000),
+		policytest.Ran(policytest.Job(2, 1, "unit", 2, 1e6), 1, 2000, 2000),
+		policytest.Running(policytest.Job(3, 2, "unit", 1, 1e6), "V100", 2, 3000, 3000),
+		policytest.Job(4, 3, "unit", 2, 1e6),
+		policytest.Job(5, 4, "unit", 1, 1e6),
 	}
 	p := newTiresias(t, nil)
 	if p.Queues() != 3 {
@@ -132,11 +133,11 @@ func TestQueuesFromSnapshot(t *testing.T) {
 //	t=20  Still J1, J3 first (running), then J2                   → J1, J3.
 func TestFIFOWithinQueue(t *testing.T) {
 	servers := []models.Server{{Type: "V100", GPUs: 2}}
-	j1, j2, j3 := job(1, 0, "unit", 1, 1e6), job(2, 0, "unit", 2, 1e6), job(3, 10, "unit", 1, 1e6)
+	j1, j2, j3 := policytest.Job(1, 0, "unit", 1, 1e6), policytest.Job(2, 0, "unit", 2, 1e6), policytest.Job(3, 10, "unit", 1, 1e6)
 	replay(t, newTiresias(t, map[string]any{"thresholds": []any{1e6}}), servers, []step{
 		{0, []models.JobState{j1, j2}, []string{"1/V100"}, nil},
-		{10, []models.JobState{running(j1, "V100", 0, 10, 10), j2, j3}, []string{"1/V100", "3/V100"}, nil},
-		{20, []models.JobState{running(j1, "V100", 0, 20, 20), j2, running(j3, "V100", 10, 10, 10)}, []string{"1/V100", "3/V100"}, nil},
+		{10, []models.JobState{policytest.Running(j1, "V100", 0, 10, 10), j2, j3}, []string{"1/V100", "3/V100"}, nil},
+		{20, []models.JobState{policytest.Running(j1, "V100", 0, 20, 20), j2, policytest.Running(j3, "V100", 10, 10, 10)}, []string{"1/V100", "3/V100"}, nil},
 	})
 }
 
@@ -146,13 +147,13 @@ func TestForgetsFinishedJobs(t *testing.T) {
 	servers := []models.Server{{Type: "V100", GPUs: 1}}
 	p := newTiresias(t, map[string]any{"thresholds": []any{100}})
 	replay(t, p, servers, []step{
-		{0, []models.JobState{job(1, 0, "unit", 1, 50), job(2, 0, "unit", 1, 50)}, []string{"1/V100"}, nil},
-		{50, []models.JobState{job(2, 0, "unit", 1, 50)}, []string{"2/V100"}, nil},
+		{0, []models.JobState{policytest.Job(1, 0, "unit", 1, 50), policytest.Job(2, 0, "unit", 1, 50)}, []string{"1/V100"}, nil},
+		{50, []models.JobState{policytest.Job(2, 0, "unit", 1, 50)}, []string{"2/V100"}, nil},
 	})
 	if _, ok := p.Queue(1); ok {
 		t.Fatal("finished job 1 is still tracked")
 	}
-	replay(t, p, servers, []step{{0, []models.JobState{job(7, 0, "unit", 1, 50)}, []string{"7/V100"}, nil}})
+	replay(t, p, servers, []step{{0, []models.JobState{policytest.Job(7, 0, "unit", 1, 50)}, []string{"7/V100"}, nil}})
 	if _, ok := p.Queue(2); ok {
 		t.Fatal("job 2 of the previous run is still tracked")
 	}
@@ -163,8 +164,8 @@ func TestForgetsFinishedJobs(t *testing.T) {
 func TestPlacement(t *testing.T) {
 	servers := []models.Server{{Type: "V100", GPUs: 1}, {Type: "K80", GPUs: 1}}
 	replay(t, newTiresias(t, nil), servers, []step{{10, []models.JobState{
-		running(job(1, 0, "resnet", 1, 1e6), "K80", 0, 10, 10),
-		job(2, 5, "resnet", 1, 1e6),
+		policytest.Running(policytest.Job(1, 0, "resnet", 1, 1e6), "K80", 0, 10, 10),
+		policytest.Job(2, 5, "resnet", 1, 1e6),
 	}, []string{"1/K80", "2/V100"}, nil}})
 }
 
@@ -198,19 +199,19 @@ func TestOptions(t *testing.T) {
 func TestDeterministic(t *testing.T) {
 	servers := []models.Server{{Type: "V100", GPUs: 2}, {Type: "P100", GPUs: 2}, {Type: "K80", GPUs: 4}}
 	jobs := []models.JobState{
-		running(job(1, 0, "resnet", 2, 1e6), "K80", 0, 5000, 10),
-		ran(job(2, 1, "unit", 2, 1e6), 1, 100, 100), job(3, 1, "unit", 2, 100), job(4, 2, "recsys", 1, 100),
-		job(5, 3, "resnet", 4, 30),
+		policytest.Running(policytest.Job(1, 0, "resnet", 2, 1e6), "K80", 0, 5000, 10),
+		policytest.Ran(policytest.Job(2, 1, "unit", 2, 1e6), 1, 100, 100), policytest.Job(3, 1, "unit", 2, 100), policytest.Job(4, 2, "recsys", 1, 100),
+		policytest.Job(5, 3, "resnet", 4, 30),
 	}
 	var first []string
 	for i := 0; i < 20; i++ {
-		a, err := newTiresias(t, nil).Allocate(snap(t, sec(6000), nil, servers, jobs...))
+		a, err := newTiresias(t, nil).Allocate(policytest.Snap(t, policytest.Sec(6000), nil, servers, jobs...))
 		if err != nil {
 			t.Fatal(err)
 		}
 		if i == 0 {
-			first = ids(a)
-		} else if got := ids(a); !reflect.DeepEqual(got, first) {
+			first = policytest.IDs(a)
+		} else if got := policytest.IDs(a); !reflect.DeepEqual(got, first) {
 			t.Fatalf("decision %d differs: %v vs %v", i, got, first)
 		}
 	}
