@@ -1,6 +1,11 @@
 package solvers
 
-import "fairbench/models"
+import (
+	"iter"
+	"slices"
+
+	"fairbench/models"
+)
 
 // Chooser picks the GPU type job j should run on, given the GPUs still free
 // per type, and reports false when no type can take its whole gang. It must
@@ -98,10 +103,17 @@ func Pack(s *models.Snapshot, order []*models.JobState, choose Chooser, strict b
 // PlaceAll is Pack on a Packer that may already hold placements; it reports
 // whether every job of order was placed.
 func (p *Packer) PlaceAll(order []*models.JobState, choose Chooser, strict bool) bool {
+	return p.PlaceSeq(slices.Values(order), choose, strict)
+}
+
+// PlaceSeq is PlaceAll over a sequence, which it stops reading as soon as the
+// outcome is settled (the cluster is full, or a strict walk is blocked), so a
+// long queue costs only the jobs actually looked at.
+func (p *Packer) PlaceSeq(order iter.Seq[*models.JobState], choose Chooser, strict bool) bool {
 	all := true
-	for k, j := range order {
+	for j := range order {
 		if p.most == 0 {
-			return all && k == len(order) // the cluster is full
+			return false // the cluster is full and j is still waiting
 		}
 		if p.Place(j, choose) {
 			continue

@@ -66,15 +66,18 @@ func (*FIFO) Triggers() models.Trigger {
 // no type of the cluster can run never blocks.
 func (f *FIFO) Allocate(s *models.Snapshot) (models.Allocation, error) {
 	p := solvers.NewPacker(s)
-	var waiting []*models.JobState
 	for i := range s.Jobs {
-		j := &s.Jobs[i]
-		if j.Running() {
+		if j := &s.Jobs[i]; j.Running() {
 			p.Place(j, solvers.StayOrFastest)
-		} else {
-			waiting = append(waiting, j)
 		}
 	}
-	p.PlaceAll(waiting, solvers.Fastest, !f.opts.Backfill)
+	waiting := func(yield func(*models.JobState) bool) {
+		for i := range s.Jobs {
+			if j := &s.Jobs[i]; !j.Running() && !yield(j) {
+				return
+			}
+		}
+	}
+	p.PlaceSeq(waiting, solvers.Fastest, !f.opts.Backfill)
 	return models.Allocation{Run: p.Assignments()}, nil
 }
