@@ -77,6 +77,10 @@ type Entry struct {
 	Name    string
 	Summary string
 	New     Factory
+	// Claims names the fairness properties the policy claims to keep (the
+	// checker's property names, e.g. "sharing-incentive", "envy-free");
+	// the checker verifies these and reports the others as information.
+	Claims []string
 }
 
 // Registry maps policy names to factories. The zero value is empty and ready.
