@@ -9,16 +9,40 @@ import (
 	"fairbench/sim"
 )
 
-// Progress is told about each finished run (err is nil on success).
-type Progress func(done, total int, run scenarios.Run, err error)
+// Progress is told about each run as it ends: executed (err nil), skipped
+// because a complete result was already there, or failed.
+type Progress func(done, total int, run scenarios.Run, skipped bool, err error)
 
-// Grid executes runs on `workers` goroutines, writes each outcome to dir as
-// soon as it is done, and returns a summary record per successful run, in
-// run order (Jobs and Series dropped, so memory stays bounded by the number
-// of workers, not the size of the grid). A failed run writes nothing; the
-// others go on, and the error lists every failed run.
-func Grid(runs []scenarios.Run, dir string, workers int, o Options, progress Progress) ([]*Record, error) {
-	workers = max(1, min(workers, len(runs)))
+// GridOptions says how a grid runs.
+type GridOptions struct {
+	// Workers is the number of runs executed at once (at least 1).
+	Workers int
+	// Force recomputes runs whose complete result is already in the folder.
+	Force bool
+	// Progress, when set, is called after every run.
+	Progress Progress
+	// Whole is the whole grid when runs is one shard of it; its manifest is
+	// written (see WriteManifest). Nil means runs is the whole grid.
+	Whole []scenarios.Run
+}
+
+// Grid executes runs on g.Workers goroutines and writes each outcome to dir
+// as soon as it is done. A run whose complete result is already in dir is
+// skipped (unless g.Force), so a killed grid resumes where it stopped. It
+// returns a summary record per run that has a result, in run order (Jobs and
+// Series dropped, so memory is bounded by the number of workers, not the
+// size of the grid). A failed run writes nothing; the others go on, and the
+// error lists every failed run. The whole grid's manifest is written first
+// (see WriteManifest).
+func Grid(runs []scenarios.Run, dir string, o Options, g GridOptions) ([]*Record, error) {
+	whole := g.Whole
+	if whole == nil {
+		whole = runs
+	}
+	if err := WriteManifest(dir, whole, o.Version); err != nil {
+		return nil, err
+	}
+	workers := max(1, min(g.Workers, len(runs)))
 	out := make([]*Record, len(runs))
 	errs := make([]error, len(runs))
 	next := make(chan int)
@@ -30,18 +54,12 @@ func Grid(runs []scenarios.Run, dir string, workers int, o Options, progress Pro
 		go func() {
 			defer wg.Done()
 			for i := range next {
-				oc, err := Execute(runs[i], o)
-				if err == nil {
-					err = Write(dir, oc)
-				}
-				if err == nil {
-					out[i] = summaryOnly(oc.Record)
-				}
-				errs[i] = err
+				rec, skipped, err := runOne(runs[i], dir, o, g.Force)
+				out[i], errs[i] = rec, err
 				mu.Lock()
 				done++
-				if progress != nil {
-					progress(done, len(runs), runs[i], err)
+				if g.Progress != nil {
+					g.Progress(done, len(runs), runs[i], skipped, err)
 				}
 				mu.Unlock()
 			}
@@ -62,6 +80,25 @@ func Grid(runs []scenarios.Run, dir string, workers int, o Options, progress Pro
 		recs = append(recs, r)
 	}
 	return recs, errors.Join(failed...)
+}
+
+// runOne returns the run's summary: read back from a complete result in dir,
+// or computed and written now.
+func runOne(r scenarios.Run, dir string, o Options, force bool) (*Record, bool, error) {
+	if !force {
+		if rec, ok := Complete(dir, r.ID); ok {
+			return summaryOnly(rec), true, nil
+		}
+	}
+	removeTemps(dir, r.ID)
+	oc, err := Execute(r, o)
+	if err == nil {
+		err = Write(dir, oc)
+	}
+	if err != nil {
+		return nil, false, err
+	}
+	return summaryOnly(oc.Record), false, nil
 }
 
 // summaryOnly is r without its per-job results and time series.

@@ -44,17 +44,17 @@ func TestGridIsByteIdentical(t *testing.T) {
 		t.Fatalf("%d runs, want 4", len(g.Runs))
 	}
 	a, b := t.TempDir(), t.TempDir()
-	if _, err := Grid(g.Runs, a, 1, options(), nil); err != nil {
+	if _, err := Grid(g.Runs, a, options(), GridOptions{Workers: 1}); err != nil {
 		t.Fatal(err)
 	}
-	recs, err := Grid(g.Runs, b, 4, options(), nil)
+	recs, err := Grid(g.Runs, b, options(), GridOptions{Workers: 4})
 	if err != nil {
 		t.Fatal(err)
 	}
 	fa, fb := readDir(t, a), readDir(t, b)
-	// Per run: record, jobs CSV, event log.
-	if len(fa) != 12 || len(fb) != 12 {
-		t.Fatalf("%d and %d files, want 12", len(fa), len(fb))
+	// Per run: record, jobs CSV, event log; plus the grid's manifest.
+	if len(fa) != 13 || len(fb) != 13 {
+		t.Fatalf("%d and %d files, want 13", len(fa), len(fb))
 	}
 	for name, data := range fa {
 		if !bytes.Equal(data, fb[name]) {
@@ -82,7 +82,7 @@ func TestFailedRunLeavesNothing(t *testing.T) {
 	runs := g.Runs[:2]
 	runs[1].Policy = "no-such-policy"
 	dir := t.TempDir()
-	recs, err := Grid(runs, dir, 2, options(), nil)
+	recs, err := Grid(runs, dir, options(), GridOptions{Workers: 2})
 	if err == nil || !strings.Contains(err.Error(), `unknown policy "no-such-policy"`) {
 		t.Fatalf("got %v, want the unknown policy named", err)
 	}
@@ -94,7 +94,7 @@ func TestFailedRunLeavesNothing(t *testing.T) {
 		names = append(names, n)
 	}
 	sort.Strings(names)
-	want := []string{runs[0].ID + ".events.jsonl", runs[0].ID + ".jobs.csv", runs[0].ID + ".json"}
+	want := []string{runs[0].ID + ".events.jsonl", runs[0].ID + ".jobs.csv", runs[0].ID + ".json", ManifestName(GridID(runs))}
 	if strings.Join(names, " ") != strings.Join(want, " ") {
 		t.Errorf("files %v, want %v (nothing from the failed run, no temporary files)", names, want)
 	}

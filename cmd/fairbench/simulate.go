@@ -24,6 +24,8 @@ type runFlags struct {
 	events   bool
 	timing   bool
 	workers  int
+	force    bool
+	shard    string
 }
 
 func (f *runFlags) add(cmd *cobra.Command) {
@@ -31,6 +33,7 @@ func (f *runFlags) add(cmd *cobra.Command) {
 	cmd.Flags().BoolVar(&f.events, "events", false, "also write each run's event log as <id>.events.jsonl")
 	cmd.Flags().BoolVar(&f.timing, "timing", false, "measure solver time per decision into <id>.timing.csv")
 	cmd.Flags().IntVar(&f.workers, "jobs", runtime.NumCPU(), "runs to execute in parallel")
+	cmd.Flags().BoolVar(&f.force, "force", false, "recompute runs whose complete result is already in --out")
 }
 
 func newSimulate(s *settings) *cobra.Command {
@@ -69,7 +72,11 @@ func newGrid(s *settings) *cobra.Command {
 		Long: `grid expands a scenario file whose scalar fields may be lists into the cartesian
 product of its axes (plus one run per policy and seed), runs them on every core,
 writes <id>.json and <id>.jobs.csv per run to --out, where <id> is derived from
-the run's content, and prints the comparison table.`,
+the run's content, and prints the comparison table. A run whose complete result is
+already in --out is skipped, so a killed grid resumes where it stopped (--force
+recomputes). --shard I/N runs one of N shards, balanced by expected cost; every
+shard writes the whole grid's manifest, and 'fairbench merge' combines shard
+folders.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			g, err := loadGrid(s, f, args)
@@ -80,6 +87,7 @@ the run's content, and prints the comparison table.`,
 		},
 	}
 	f.add(cmd)
+	cmd.Flags().StringVar(&f.shard, "shard", "", "run only shard I of N (\"I/N\", 0-based), e.g. from a batch system's array index")
 	return cmd
 }
 
@@ -117,14 +125,24 @@ func loadGrid(s *settings, f *runFlags, args []string) (*scenarios.Grid, error) 
 	return g, nil
 }
 
-// execute runs the grid and prints the table.
+// execute runs the grid (or its shard) and prints the table.
 func execute(cmd *cobra.Command, s *settings, f *runFlags, g *scenarios.Grid) error {
 	o := runs.Options{Registry: registry.Default(), Version: version.String(), Backend: lp.Backend(), Events: f.events}
 	if f.timing {
 		start := time.Now()
 		o.Clock = func() time.Duration { return time.Since(start) }
 	}
-	recs, err := runs.Grid(g.Runs, s.out(), f.workers, o, progress(cmd.ErrOrStderr(), len(g.Runs)))
+	todo := g.Runs
+	if f.shard != "" {
+		i, n, err := runs.ParseShard(f.shard)
+		if err != nil {
+			return err
+		}
+		todo = runs.Shard(g.Runs, i, n)
+	}
+	recs, err := runs.Grid(todo, s.out(), o, runs.GridOptions{
+		Workers: f.workers, Force: f.force, Whole: g.Runs, Progress: progress(cmd.ErrOrStderr(), len(todo)),
+	})
 	if len(recs) > 0 {
 		name := g.File
 		if name == "" {
@@ -143,12 +161,15 @@ func progress(w io.Writer, total int) runs.Progress {
 	if fd, ok := w.(*os.File); ok && term.IsTerminal(int(fd.Fd())) {
 		bar := progressbar.NewOptions(total, progressbar.OptionSetWriter(w), progressbar.OptionSetDescription("runs"),
 			progressbar.OptionShowCount(), progressbar.OptionClearOnFinish())
-		return func(int, int, scenarios.Run, error) { _ = bar.Add(1) }
+		return func(int, int, scenarios.Run, bool, error) { _ = bar.Add(1) }
 	}
-	return func(done, total int, r scenarios.Run, err error) {
+	return func(done, total int, r scenarios.Run, skipped bool, err error) {
 		status := "ok"
-		if err != nil {
+		switch {
+		case err != nil:
 			status = "FAILED"
+		case skipped:
+			status = "done before, skipped"
 		}
 		fmt.Fprintf(w, "[%d/%d] %s %s seed %d: %s\n", done, total, r.ID, r.Policy, r.Seed, status)
 	}

@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# A fairbench grid as a Slurm job array: one task per shard, the shard index
+# from SLURM_ARRAY_TASK_ID. Submit with
+#   sbatch --array=0-7 deploy/slurm/grid-array.sh sweep.yaml results/shards
+# and merge when every task is done:
+#   fairbench merge results/shards --out results/merged
+# A task that is requeued resumes its shard: finished runs are skipped.
+#SBATCH --job-name=fairbench-grid
+#SBATCH --cpus-per-task=2
+#SBATCH --mem=4G
+#SBATCH --time=04:00:00
+#SBATCH --output=fairbench-%A_%a.log
+set -euo pipefail
+
+scenario=${1:?usage: sbatch --array=0-(N-1) grid-array.sh SCENARIO.yaml OUTDIR}
+out=${2:?usage: sbatch --array=0-(N-1) grid-array.sh SCENARIO.yaml OUTDIR}
+: "${SLURM_ARRAY_TASK_ID:?run this through sbatch --array}"
+shards=${SLURM_ARRAY_TASK_COUNT:-1}
+fairbench=${FAIRBENCH:-fairbench}
+
+exec "$fairbench" grid "$scenario" \
+  --shard "${SLURM_ARRAY_TASK_ID}/${shards}" \
+  --jobs "${SLURM_CPUS_PER_TASK:-1}" \
+  --out "$out"
