@@ -5,16 +5,25 @@ GO       ?= go
 BIN      := bin/fairbench
 OUT      ?= out/default
 # COIN-OR CLP/CBC for the LP/MIP backends (cgo), pkg-config to find them.
-APT_PKGS := pkg-config coinor-libclp-dev coinor-libcbc-dev
+APT_RUN  := pkg-config coinor-libclp-dev coinor-libcbc-dev
+# The tests also train real PyTorch models on the CPU (calibration) and open
+# the HTML report in a real browser.
+APT_TEST := $(APT_RUN) python3-torch python3-torchvision chromium
 
-.PHONY: all deps build run test bench vet clean
+.PHONY: all deps test-deps apt build run test bench vet clean
 
 all: build
 
 # deps installs the Debian packages that are missing (as root, or with sudo).
 deps:
+	@$(MAKE) --no-print-directory apt PKGS="$(APT_RUN)"
+
+test-deps:
+	@$(MAKE) --no-print-directory apt PKGS="$(APT_TEST)"
+
+apt:
 	@missing=""; \
-	for p in $(APT_PKGS); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	for p in $(PKGS); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
 	if [ -n "$$missing" ]; then \
 		echo "make deps: installing$$missing"; \
 		sudo=""; [ "$$(id -u)" -eq 0 ] || sudo=sudo; \
@@ -34,7 +43,7 @@ vet: deps
 	@test -z "$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))" || { gofmt -l .; echo "gofmt needed"; exit 1; }
 	$(GO) vet ./...
 
-test: deps vet
+test: test-deps vet
 	$(GO) test ./...
 	$(GO) test -race ./solvers/lp/ ./sim/
 	CGO_ENABLED=0 $(GO) test ./solvers/lp/ ./models/ ./sim/
