@@ -207,6 +207,7 @@ func (e *engine) apply(ps []placement) {
 			e.emit(Event{Kind: Vacate, Job: j.spec.ID, GPUs: old})
 		} else {
 			j.preemptions++
+			e.stale = append(e.stale, j) // its view must stop showing GPUs
 			e.emit(Event{Kind: Preempt, Job: j.spec.ID, GPUs: old})
 		}
 	}

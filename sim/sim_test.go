@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -141,12 +142,22 @@ func TestRoundsOnlyWaitForTheRound(t *testing.T) {
 	}
 }
 
-// lifo preempts: the most recent arrival goes first.
-type lifo struct{}
+// lifo preempts: the most recent arrival goes first. It records, per
+// decision, which jobs the snapshot showed as running.
+type lifo struct{ seen *[]string }
 
 func (lifo) Name() string             { return "lifo" }
 func (lifo) Triggers() models.Trigger { return everyEvent }
-func (lifo) Allocate(s *models.Snapshot) (models.Allocation, error) {
+func (l lifo) Allocate(s *models.Snapshot) (models.Allocation, error) {
+	if l.seen != nil {
+		var running []string
+		for _, j := range s.Jobs {
+			if j.Running() {
+				running = append(running, fmt.Sprintf("%d@%v", j.ID, j.LastGPUs))
+			}
+		}
+		*l.seen = append(*l.seen, fmt.Sprintf("t=%v:%v", s.Now.Seconds(), running))
+	}
 	if len(s.Jobs) == 0 {
 		return models.Allocation{}, nil
 	}
@@ -169,7 +180,8 @@ func TestPreemptionCost(t *testing.T) {
 			{ID: 1, User: "v", Type: "m", Gang: 1, Steps: 20, Arrival: sec(30)},
 		})
 	cfg.Costs.PerType = map[string]time.Duration{"m": sec(5)}
-	r, err := Run(cfg, lifo{})
+	var seen []string
+	r, err := Run(cfg, lifo{&seen})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -182,6 +194,13 @@ func TestPreemptionCost(t *testing.T) {
 	}
 	if r.Summary.LostGPUSeconds != 5 {
 		t.Errorf("lost GPU-seconds %v, want 5", r.Summary.LostGPUSeconds)
+	}
+	// What the policy saw running: nothing at 0; A at 30 (before it decides
+	// to preempt); B only at 50, when B ends (A was preempted at 30 and must
+	// not still show its GPU); at 125 A has ended and nothing is left.
+	want := "[t=0:[] t=30:[0@[0]] t=50:[] t=125:[]]"
+	if got := fmt.Sprint(seen); got != want {
+		t.Errorf("snapshots showed running %s, want %s", got, want)
 	}
 }
 
