@@ -5,6 +5,7 @@ package registry
 import (
 	"fairbench/solvers"
 	"fairbench/solvers/fifo"
+	"fairbench/solvers/gandivafair"
 	"fairbench/solvers/isolated"
 	"fairbench/solvers/sjf"
 	"fairbench/solvers/tiresias"
@@ -20,6 +21,8 @@ func Default() *solvers.Registry {
 		{Name: sjf.SRTFName, Summary: sjf.SRTFSummary, New: sjf.NewSRTF},
 		{Name: tiresias.Name, Summary: tiresias.Summary, New: tiresias.New},
 		{Name: isolated.Name, Summary: isolated.Summary, New: isolated.New},
+		{Name: gandivafair.Name, Summary: gandivafair.Summary, New: gandivafair.New},
+		{Name: gandivafair.NoTradeName, Summary: gandivafair.NoTradeSummary, New: gandivafair.NewNoTrade},
 	} {
 		if err := r.Register(e); err != nil {
 			panic("registry: " + err.Error())

@@ -9,10 +9,16 @@ import (
 	"fairbench/solvers/registry"
 )
 
+// TestDefault builds every registered policy: each has a summary and calls
+// itself by its registered name. The foundation's baselines must be there.
 func TestDefault(t *testing.T) {
 	r := registry.Default()
-	want := []string{"fifo", "isolated", "sjf", "srtf", "tiresias"}
-	for _, n := range want {
+	for _, n := range []string{"fifo", "isolated", "sjf", "srtf", "tiresias"} {
+		if _, ok := r.Lookup(n); !ok {
+			t.Errorf("%s is not registered (have %v)", n, r.Names())
+		}
+	}
+	for _, n := range r.Names() {
 		e, ok := r.Lookup(n)
 		if !ok {
 			t.Fatalf("%s is not registered (have %v)", n, r.Names())

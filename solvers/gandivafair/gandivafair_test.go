@@ -1,0 +1,305 @@
+package gandivafair_test
+
+import (
+	"math"
+	"math/rand/v2"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"fairbench/models"
+	"fairbench/sim"
+	"fairbench/solvers"
+	"fairbench/solvers/gandivafair"
+)
+
+func TestOptions(t *testing.T) {
+	bad := []map[string]any{
+		{"quantum_rounds": -1},
+		{"quantum_rounds": "often"},
+		{"migrate_threshold": -0.5},
+		{"migrate_threshold": math.NaN()},
+		{"max_migrations": -1},
+		{"profile": "guess"},
+		{"quantum": 2},
+	}
+	for _, o := range bad {
+		if _, err := gandivafair.New(solvers.Config{Options: o}); err == nil {
+			t.Errorf("options %v accepted", o)
+		} else if !strings.Contains(err.Error(), gandivafair.Name) {
+			t.Errorf("options %v: error %q does not name the policy", o, err)
+		}
+	}
+	if _, err := gandivafair.NewNoTrade(solvers.Config{Options: map[string]any{"trading": true}}); err == nil {
+		t.Error("gandiva-fair-notrade accepted the trading option")
+	}
+	good := map[string]any{"quantum_rounds": "3", "migrate_threshold": 0.25, "max_migrations": 0, "profile": "oracle", "trading": false}
+	p := newGF(t, good)
+	if p.Name() != gandivafair.Name {
+		t.Errorf("Name = %q", p.Name())
+	}
+	r := p.Report().(*gandivafair.Report)
+	if r.Trading || r.Profile != "oracle" || r.QuantumRounds != 3 {
+		t.Errorf("report of a fresh policy = %+v", r)
+	}
+	if q := newNoTrade(t, nil); q.Name() != gandivafair.NoTradeName || q.Report().(*gandivafair.Report).Trading {
+		t.Errorf("notrade variant: %q, %+v", q.Name(), q.Report())
+	}
+	if d := newGF(t, nil).Report().(*gandivafair.Report); !d.Trading || d.Profile != "measured" || d.QuantumRounds != 1 {
+		t.Errorf("defaults: %+v", d)
+	}
+	if got := solvers.TriggersOf(p); got != models.AtRound|models.AtArrival|models.AtCompletion {
+		t.Errorf("Triggers = %v", got)
+	}
+}
+
+// A quantum of two rounds: the setting of TestLocalStrideGangs decided
+// every other round. At the rounds in between running jobs keep their GPUs
+// (the free GPU left beside J1 and J2 cannot hold J4), and each pass is
+// charged half a quantum per round, so every quantum of the one-round case
+// lasts two rounds here.
+func TestQuantumRounds(t *testing.T) {
+	p := newGF(t, map[string]any{"quantum_rounds": 2})
+	d := newDriver(t, p, users("U", "V"), models.Server{Type: "V100", GPUs: 4})
+	d.add(job(1, "U", "unit", 1), job(2, "V", "unit", 2), job(4, "U", "unit", 4))
+	unit := [][]int{{1, 2}, {4}, {1, 2}, {1, 2}, {4}}
+	for q := range 2 * len(unit) {
+		d.quantum(q)
+		if got := d.runIDs(); !reflect.DeepEqual(got, unit[q/2]) {
+			t.Fatalf("round %d: running %v, want %v", q, got, unit[q/2])
+		}
+	}
+	if r := p.Report().(*gandivafair.Report); r.Quanta != len(unit) || r.Decisions != 2*len(unit) {
+		t.Errorf("%d quanta in %d decisions, want %d in %d", r.Quanta, r.Decisions, len(unit), 2*len(unit))
+	}
+}
+
+// Measured profiling: a new job starts on the highest-ranked type and the
+// scheduler learns a throughput only once a job ran there, so a user trades
+// only when one of its jobs has run on both types; with profile: oracle it
+// trades from the first decision. 1 server of 2 V100 and 1 of 2 K80; A's
+// jobs speed up 4× on V100, B's 1.5×; three gang-1 jobs each (demand 3 > its
+// share 2, so B can take more K80).
+//
+//	Shares: V100 1 + 1, K80 1 + 1. With both speedups known A buys V100 from
+//	B at B's 1.5: v = min(1/1.5, 1) = 2/3 → A V100 5/3, B V100 1/3, K80 2.
+func TestProfiling(t *testing.T) {
+	us := users("A", "B")
+	srv := []models.Server{{Type: "V100", GPUs: 2}, {Type: "K80", GPUs: 2}}
+	add := func(d *driver) {
+		d.add(job(1, "A", "r4", 1), job(2, "A", "r4", 1), job(3, "A", "r4", 1),
+			job(4, "B", "r15", 1), job(5, "B", "r15", 1), job(6, "B", "r15", 1))
+	}
+	want := func(t *testing.T, p *gandivafair.GandivaFair) {
+		t.Helper()
+		_, after, trades := p.Shares("A")
+		if len(trades) != 1 || trades[0].Buyer != "A" || trades[0].Price != 1.5 || math.Abs(trades[0].Volume-2.0/3) > 1e-12 {
+			t.Fatalf("trades %+v, want A buying 2/3 V100 from B at 1.5", trades)
+		}
+		if math.Abs(after["V100"]-5.0/3) > 1e-12 || after["K80"] > 1e-12 {
+			t.Errorf("A's shares after trading %v, want V100 5/3", after)
+		}
+	}
+
+	p := newGF(t, map[string]any{"profile": "oracle"})
+	d := newDriver(t, p, us, srv...)
+	add(d)
+	d.quantum(0)
+	want(t, p)
+
+	p = newGF(t, nil)
+	d = newDriver(t, p, us, srv...)
+	add(d)
+	d.quantum(0)
+	for id := models.JobID(1); id <= 6; id++ {
+		if typ, _, _ := p.Home(id); typ != "V100" {
+			t.Errorf("measured: new job %d starts on %s, want V100", id, typ)
+		}
+	}
+	first := -1
+	for q := 0; q < 20 && first < 0; q++ {
+		if q > 0 {
+			d.quantum(q)
+		}
+		_, _, trades := p.Shares("A")
+		both := map[string]bool{}
+		for _, j := range d.jobs {
+			if j.Received["V100"] > 0 && j.Received["K80"] > 0 {
+				both[j.User] = true
+			}
+		}
+		if len(trades) > 0 {
+			first = q
+			if !both["A"] || !both["B"] {
+				t.Fatalf("quantum %d: trades %+v before both users had a job measured on both types (%v)", q+1, trades, both)
+			}
+		}
+	}
+	if first < 0 {
+		t.Fatal("measured: no trade in 20 quanta")
+	}
+	t.Logf("measured: first trade at quantum %d", first+1)
+	want(t, p)
+}
+
+// The report records every market outcome when it changes, prices between
+// the parties' speedups, gains that are never negative and add up, and
+// shares that conserve every type.
+func TestReport(t *testing.T) {
+	us := users("A", "B", "C")
+	c := cluster(t, slices.Concat(servers("V100", 3, 2), servers("K80", 3, 2))...)
+	jobs := slices.Concat(jobsOf(100, 8, "A", "r4", 1, 20000), jobsOf(200, 8, "B", "r2", 1, 20000),
+		jobsOf(300, 8, "C", "r125", 1, 20000))
+	r := simulate(t, newGF(t, map[string]any{"profile": "oracle"}), c, us, nil, jobs...)
+	rep := r.PolicyReport.(*gandivafair.Report)
+	if len(rep.Markets) == 0 || rep.Trades == 0 {
+		t.Fatalf("no trades recorded: %+v", rep)
+	}
+	first := rep.Markets[0]
+	if first.Time != 0 || len(first.Trades) != 2 || first.Trades[0].Buyer != "A" || first.Trades[0].Seller != "C" {
+		t.Errorf("first market %+v, want A and then B buying from C at t=0", first)
+	}
+	for _, m := range rep.Markets {
+		for _, tr := range m.Trades {
+			if tr.Price < tr.SellerSpeedup || tr.Price > tr.BuyerSpeedup {
+				t.Errorf("t=%v: trade %+v priced outside its parties' speedups", m.Time, tr)
+			}
+		}
+	}
+	sum := 0.0
+	before, after := map[string]float64{}, map[string]float64{}
+	for _, u := range rep.Users {
+		if u.TradeGain < 0 {
+			t.Errorf("%s lost %v by trading", u.Name, u.TradeGain)
+		}
+		sum += u.TradeGain
+		for g := range u.ShareBefore {
+			before[g] += u.ShareBefore[g]
+			after[g] += u.ShareAfter[g]
+		}
+	}
+	if rep.TradeGain <= 0 || math.Abs(sum-rep.TradeGain) > 1e-6*rep.TradeGain {
+		t.Errorf("users gain %v, cluster %v", sum, rep.TradeGain)
+	}
+	for g := range before {
+		if math.Abs(before[g]-after[g]) > 1e-6*before[g] {
+			t.Errorf("%s: %v GPU-s of shares before trading, %v after", g, before[g], after[g])
+		}
+	}
+	if math.Abs(rep.Seconds-r.Summary.Makespan) > 1e-6 {
+		t.Errorf("report covers %v s of a %v s run", rep.Seconds, r.Summary.Makespan)
+	}
+}
+
+// rates for job types that only some GPU types can run, for the random runs.
+func init() {
+	rates["vonly"] = map[string]float64{"V100": 2}
+	rates["pk"] = map[string]float64{"P100": 2, "K80": 1.5}
+}
+
+// Random workloads on a heterogeneous cluster with servers of different
+// sizes, gangs up to 8 (large on 4-GPU servers), restore costs, and job
+// types that only some GPU types can run: every run ends (the simulator
+// checks every allocation with models.Feasible), for both variants, both
+// profile modes and two quanta, and the same inputs give the same result,
+// report included.
+func TestSimRandomWorkloads(t *testing.T) {
+	c := cluster(t, models.Server{Type: "V100", GPUs: 4}, models.Server{Type: "V100", GPUs: 4},
+		models.Server{Type: "P100", GPUs: 4}, models.Server{Type: "P100", GPUs: 2}, models.Server{Type: "K80", GPUs: 8})
+	us := []models.User{{Name: "x", Weight: 1}, {Name: "y", Weight: 2}, {Name: "z", Weight: 1}}
+	types := []string{"unit", "r4", "r2", "r15", "vonly", "pk"}
+	m := matrix(t)
+	for seed := uint64(1); seed <= 6; seed++ {
+		rng := rand.New(rand.NewPCG(seed, 7))
+		var jobs []models.Job
+		for i := range 30 {
+			jt := types[rng.IntN(len(types))]
+			gang := []int{1, 1, 1, 2, 4, 8}[rng.IntN(6)]
+			if jt == "vonly" && gang > 8 {
+				gang = 8
+			}
+			jobs = append(jobs, models.Job{ID: models.JobID(i), User: us[rng.IntN(3)].Name, Type: jt, Gang: gang,
+				Steps: float64(100 + rng.IntN(20000)), Arrival: time.Duration(rng.IntN(7200)) * time.Second})
+		}
+		for _, name := range []string{gandivafair.Name, gandivafair.NoTradeName} {
+			for _, opts := range []map[string]any{nil, {"profile": "oracle", "quantum_rounds": 3}} {
+				run := func() *sim.Result {
+					var p solvers.Policy
+					var err error
+					if name == gandivafair.Name {
+						p, err = gandivafair.New(solvers.Config{Options: opts})
+					} else {
+						p, err = gandivafair.NewNoTrade(solvers.Config{Options: opts})
+					}
+					if err != nil {
+						t.Fatal(err)
+					}
+					r, err := sim.Run(sim.Config{Cluster: c, Users: us, Jobs: jobs, Matrix: m, Round: round,
+						Costs: sim.Costs{PerType: map[string]time.Duration{"r4": 30 * time.Second, "unit": 5 * time.Second}}}, p)
+					if err != nil {
+						t.Fatalf("seed %d, %s %v: %v", seed, name, opts, err)
+					}
+					return r
+				}
+				a, b := run(), run()
+				if len(a.Jobs) != len(jobs) {
+					t.Fatalf("seed %d, %s %v: %d of %d jobs finished", seed, name, opts, len(a.Jobs), len(jobs))
+				}
+				if !reflect.DeepEqual(a, b) {
+					t.Fatalf("seed %d, %s %v: two runs differ", seed, name, opts)
+				}
+			}
+		}
+	}
+}
+
+// One policy value used for two runs starts the second afresh, and
+// finished jobs leave its state.
+func TestFreshStatePerRun(t *testing.T) {
+	p := newGF(t, nil)
+	c := cluster(t, servers("V100", 2, 4)...)
+	jobs := slices.Concat(jobsOf(1, 6, "A", "unit", 1, 3000), jobsOf(11, 3, "B", "unit", 2, 2000))
+	a := simulate(t, p, c, users("A", "B"), nil, jobs...)
+	b := simulate(t, p, c, users("A", "B"), nil, jobs...)
+	if !reflect.DeepEqual(a, b) {
+		t.Error("a second run with the same policy value differs")
+	}
+	for _, j := range jobs {
+		if _, _, ok := p.Home(j.ID); ok {
+			t.Errorf("finished job %d is still tracked", j.ID)
+		}
+	}
+	d := newDriver(t, p, users("U"), models.Server{Type: "V100", GPUs: 1})
+	d.add(job(1, "U", "unit", 1), job(2, "U", "unit", 1))
+	d.quantum(0)
+	d.remove(1)
+	d.quantum(1)
+	if _, _, ok := p.Home(1); ok {
+		t.Error("job 1 left the snapshot but is still tracked")
+	}
+	if _, _, ok := p.Home(2); !ok {
+		t.Error("job 2 is not tracked")
+	}
+}
+
+// A single decision on an instance (a fresh policy, jobs already running):
+// running jobs are taken from the snapshot, and they keep their GPUs when
+// they still win.
+func TestInstanceDecision(t *testing.T) {
+	p := newGF(t, nil)
+	d := newDriver(t, p, users("U"), models.Server{Type: "V100", GPUs: 4})
+	a, b := job(1, "U", "unit", 2), job(2, "U", "unit", 1)
+	a.FirstRun, a.LastType, a.LastGPUs = 0, "V100", []int{2, 3}
+	d.add(a, b)
+	d.decide(720)
+	if got := d.running(); !reflect.DeepEqual(got, []string{"1@V100[2 3]", "2@V100[0]"}) {
+		t.Errorf("running %v, want job 1 kept on GPUs 2–3", got)
+	}
+	bad := &models.Snapshot{Cluster: cluster(t, models.Server{Type: "V100", GPUs: 1}), Users: users("U"),
+		Jobs: []models.JobState{job(1, "nobody", "unit", 1)}, Matrix: matrix(t)}
+	if _, err := newGF(t, nil).Allocate(bad); err == nil || !strings.Contains(err.Error(), "nobody") {
+		t.Errorf("unknown user: err %v", err)
+	}
+}

@@ -1,0 +1,377 @@
+package gandivafair
+
+import (
+	"math"
+	"slices"
+)
+
+// minPerGPU keeps tickets positive: a job of a user without share on its
+// home type gets this many tickets per GPU, so it runs only on GPUs nobody
+// else wants.
+const minPerGPU = 1e-6
+
+// home gives new jobs a type and a server, moves jobs between types at a
+// quantum start, and sets every job's tickets (package comment, steps 3–4).
+func (st *state) home(d *decision, quantum bool) {
+	nU, nT := len(st.users), len(st.types)
+	d.homed = matrix(nU, nT)
+	for _, j := range st.active {
+		if j.typ >= 0 {
+			d.homed[j.user][j.typ] += float64(j.gang)
+		}
+	}
+	st.cmin = st.cmin[:0]
+	for k := range nT {
+		m, ok := st.centralMin(k)
+		if !ok {
+			m = st.tvt[k]
+		}
+		st.cmin = append(st.cmin, m)
+	}
+	for i := range st.srv {
+		st.srv[i].empty = len(st.srv[i].members) == 0
+	}
+	var unplaced []*job
+	for _, j := range st.active {
+		if j.typ >= 0 {
+			continue
+		}
+		k := st.chooseType(j, d)
+		if k < 0 {
+			continue // no type of this cluster can run it
+		}
+		j.typ, j.srv, j.lead = k, -1, 0
+		d.homed[j.user][k] += float64(j.gang)
+		unplaced = append(unplaced, j)
+	}
+	if quantum {
+		unplaced = st.moveTypes(d, unplaced)
+	}
+	d.perGPU = matrix(nU, nT)
+	for u := range d.perGPU {
+		for k := range d.perGPU[u] {
+			if d.homed[u][k] > 0 {
+				d.perGPU[u][k] = math.Min(1, d.share[u][k]/d.homed[u][k])
+			}
+		}
+	}
+	for _, j := range st.active {
+		if j.typ >= 0 {
+			j.tickets = math.Max(minPerGPU, d.perGPU[j.user][j.typ]) * float64(j.gang)
+		}
+	}
+	st.sumTickets()
+	// Place in snapshot order (arrival order): small jobs on the least
+	// loaded server that holds their gang, large jobs centrally.
+	slices.SortStableFunc(unplaced, func(a, b *job) int { return a.pos - b.pos })
+	for _, j := range unplaced {
+		k := j.typ
+		if j.gang > st.cluster.MaxServerGPUs(st.types[k]) {
+			j.pass = st.cmin[k] + j.lead
+			st.large[k] = append(st.large[k], j)
+			continue
+		}
+		best := -1
+		for _, i := range st.tsrv[k] {
+			sv := &st.srv[i]
+			if sv.gpus >= j.gang && (best < 0 || sv.load < st.srv[best].load-eps) {
+				best = i
+			}
+		}
+		st.join(j, best)
+	}
+}
+
+// rejoin starts the pseudo-job of a server that had no small jobs at the
+// start of this decision and has some now at the central minimum pass, so
+// that its idle time earns it nothing.
+func (st *state) rejoin() {
+	for i := range st.srv {
+		if sv := &st.srv[i]; sv.empty && len(sv.members) > 0 {
+			sv.pass = math.Max(sv.pass, st.cmin[sv.typ])
+		}
+	}
+}
+
+// join homes small job j on server i at the server's minimum pass plus the
+// lead j carries.
+func (st *state) join(j *job, i int) {
+	sv := &st.srv[i]
+	j.pass = st.homeMin(i) + j.lead
+	j.srv, j.lead = i, 0
+	sv.members = append(sv.members, j)
+	sv.tickets += j.tickets
+	sv.load = sv.tickets / float64(sv.gpus)
+}
+
+// leave takes j out of its home, recording its lead over the home's minimum
+// pass.
+func (st *state) leave(j *job) {
+	if j.srv >= 0 {
+		sv := &st.srv[j.srv]
+		j.lead = math.Max(0, j.pass-minPass(sv.members))
+		sv.members = slices.DeleteFunc(sv.members, func(x *job) bool { return x == j })
+		sv.tickets -= j.tickets
+		sv.load = sv.tickets / float64(sv.gpus)
+		j.srv = -1
+		return
+	}
+	if j.typ >= 0 {
+		if m, ok := st.centralMin(j.typ); ok {
+			j.lead = math.Max(0, j.pass-m)
+		}
+		st.large[j.typ] = slices.DeleteFunc(st.large[j.typ], func(x *job) bool { return x == j })
+	}
+}
+
+// sumTickets recomputes every server's tickets and load from its members.
+func (st *state) sumTickets() {
+	for i := range st.srv {
+		sv := &st.srv[i]
+		sv.tickets = 0
+		for _, j := range sv.members {
+			sv.tickets += j.tickets
+		}
+		sv.load = sv.tickets / float64(sv.gpus)
+	}
+}
+
+// chooseType is the paper's Algorithm 2 for a new job: the type, among those
+// that can run it, where its user's per-GPU tickets share/(D + gang) would be
+// highest (ties: the higher-ranked type). With measured profiling, a job
+// not yet measured on the highest-ranked type it can run on starts there.
+func (st *state) chooseType(j *job, d *decision) int {
+	best, bv := -1, math.Inf(-1)
+	for k := range st.types {
+		if j.tput[k] <= 0 {
+			continue
+		}
+		if !st.p.oracle && best < 0 && !j.known[k] {
+			return k
+		}
+		if v := d.share[j.user][k] / (d.homed[j.user][k] + float64(j.gang)); v > bv+eps {
+			best, bv = k, v
+		}
+	}
+	return best
+}
+
+// moveTypes moves each user's jobs between types at a quantum start: a job
+// moves from type a to type b when the user's per-GPU tickets on b after the
+// move, share_b/(D_b + gang), still exceed those on a before it,
+// share_a/D_a. The reverse move then fails the same test, so jobs never move
+// back and forth. A running job, which pays the restore cost to move, must
+// pass a stronger test: share_b/(D_b + gang) ≥ share_a/(D_a − gang), the
+// target still at least as well off as the source after the move. With
+// measured profiling a job moves only once it has run on its home type, so
+// that a new job is measured on the type it starts on. Among the moves that
+// pass, the policy prefers a waiting job over a running one (moving it costs
+// nothing), then one that completes a profile (the job is measured on a but
+// not on b), then the job that runs relatively fastest on b (T_b/T_a, known
+// figures only, else 1), then the larger gain in per-GPU tickets, then the
+// earlier job and the higher-ranked type. It returns unplaced with the moved
+// jobs added.
+func (st *state) moveTypes(d *decision, unplaced []*job) []*job {
+	for u, js := range d.userJobs {
+		share, homed := d.share[u], d.homed[u]
+		for range js {
+			var best *job
+			var bestTo int
+			var bk moveKey
+			for _, j := range js {
+				a := j.typ
+				if a < 0 || (!st.p.oracle && !j.known[a]) {
+					continue // with profiling, a job is measured where it is before it moves
+				}
+				g := float64(j.gang)
+				pa := share[a] / homed[a]
+				for b := range st.types {
+					if b == a || j.tput[b] <= 0 || share[b] <= eps {
+						continue
+					}
+					pb := share[b] / (homed[b] + g)
+					if pb <= pa*(1+speedupTolerance)+eps {
+						continue
+					}
+					if j.running() && homed[a] > g && pb < share[a]/(homed[a]-g)-eps {
+						continue // a running job moves only if the move does not overshoot
+					}
+					k := moveKey{
+						profile: !st.p.oracle && j.known[a] && !j.known[b],
+						waiting: !j.running(),
+						ratio:   1,
+						gain:    pb - pa,
+					}
+					if j.known[a] && j.known[b] {
+						k.ratio = j.tput[b] / j.tput[a]
+					}
+					if best == nil || k.better(bk) {
+						best, bestTo, bk = j, b, k
+					}
+				}
+			}
+			if best == nil {
+				break
+			}
+			if best.srv >= 0 || best.placedLarge(st) {
+				st.leave(best)
+			}
+			if !slices.Contains(unplaced, best) {
+				unplaced = append(unplaced, best)
+			}
+			g := float64(best.gang)
+			homed[best.typ] -= g
+			homed[bestTo] += g
+			best.typ, best.srv = bestTo, -1
+			st.rep.typeMoves++
+			if !bk.waiting {
+				st.rep.typeMigrations++
+			}
+		}
+	}
+	return unplaced
+}
+
+// placedLarge reports whether j sits in its type's central list.
+func (j *job) placedLarge(st *state) bool {
+	return j.srv < 0 && j.typ >= 0 && slices.Contains(st.large[j.typ], j)
+}
+
+// moveKey ranks candidate type moves (see moveTypes).
+type moveKey struct {
+	profile, waiting bool
+	ratio, gain      float64
+}
+
+// better reports whether k is preferred to o; equal keys keep the earlier
+// candidate (lower job position, then lower type index).
+func (k moveKey) better(o moveKey) bool {
+	if k.waiting != o.waiting {
+		return k.waiting
+	}
+	if k.profile != o.profile {
+		return k.profile
+	}
+	if math.Abs(k.ratio-o.ratio) > eps {
+		return k.ratio > o.ratio
+	}
+	return k.gain > o.gain+eps
+}
+
+// balance is the load balancer (package comment, step 5): per type, while
+// the most and least loaded servers differ by more than threshold tickets per
+// GPU and the most loaded one is contended (its small jobs need more GPUs
+// than it has: below that every job there runs anyway, and moving one would
+// only cost a migration), move the job from the first to the second that
+// narrows their gap, preferring a job already running on the second
+// (borrowed GPUs: no cost), then a waiting job, then a running one (at most
+// maxMig per type), then the move leaving the smaller gap, then the earlier
+// job.
+func (st *state) balance(threshold float64, maxMig int) {
+	st.adopt(threshold)
+	for _, servers := range st.tsrv {
+		if len(servers) < 2 {
+			continue
+		}
+		migrated, limit := 0, 1
+		for _, i := range servers {
+			limit += len(st.srv[i].members)
+		}
+		for range limit {
+			hi, lo := servers[0], servers[0]
+			for _, i := range servers {
+				if st.srv[i].load > st.srv[hi].load+eps {
+					hi = i
+				}
+				if st.srv[i].load < st.srv[lo].load-eps {
+					lo = i
+				}
+			}
+			H, L := &st.srv[hi], &st.srv[lo]
+			gap := H.load - L.load
+			if gap <= threshold+eps || !H.contended() {
+				break
+			}
+			var best *job
+			bestCost, bestGap := 3, math.Inf(1)
+			for _, j := range H.members {
+				if j.gang > L.gpus {
+					continue
+				}
+				a, b := H.load-j.tickets/float64(H.gpus), L.load+j.tickets/float64(L.gpus)
+				g := math.Abs(a - b)
+				if g >= gap-eps {
+					continue
+				}
+				cost := 1
+				if j.running() {
+					cost = 2
+					if st.runsOn(j, lo) {
+						cost = 0
+					} else if migrated >= maxMig {
+						continue
+					}
+				}
+				if cost < bestCost || (cost == bestCost && g < bestGap-eps) {
+					best, bestCost, bestGap = j, cost, g
+				}
+			}
+			if best == nil {
+				break
+			}
+			st.leave(best)
+			st.join(best, lo)
+			st.rep.balanceMoves++
+			if bestCost == 2 {
+				migrated++
+				st.rep.balanceMigrations++
+			}
+		}
+	}
+}
+
+// adopt re-homes a small job running on another server of its type than its
+// home (borrowed GPUs) to that server unless that would leave the server
+// more loaded than the job's home is now, plus threshold: it keeps its GPUs
+// rather than move back, and the balancer sees the load where it runs (a
+// free move; jobs in snapshot order).
+func (st *state) adopt(threshold float64) {
+	for _, j := range st.active {
+		if j.srv < 0 || !j.running() || j.lastTyp != j.typ {
+			continue
+		}
+		to := st.cluster.ServerOf(j.last[0])
+		if to == j.srv || !st.runsOn(j, to) || j.gang > st.srv[to].gpus {
+			continue
+		}
+		if st.srv[to].load+j.tickets/float64(st.srv[to].gpus) > st.srv[j.srv].load+threshold+eps {
+			continue
+		}
+		st.leave(j)
+		st.join(j, to)
+		st.rep.balanceMoves++
+	}
+}
+
+// contended reports whether the server's small jobs need more GPUs than it
+// has, so that some of them wait.
+func (sv *server) contended() bool {
+	n := 0
+	for _, j := range sv.members {
+		n += j.gang
+	}
+	return n > sv.gpus
+}
+
+// runsOn reports whether j currently holds GPUs of server i only.
+func (st *state) runsOn(j *job, i int) bool {
+	if !j.running() || j.lastTyp != st.srv[i].typ {
+		return false
+	}
+	for _, g := range j.last {
+		if g < st.srv[i].first || g >= st.srv[i].first+st.srv[i].gpus {
+			return false
+		}
+	}
+	return true
+}

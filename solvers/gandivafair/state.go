@@ -1,0 +1,297 @@
+package gandivafair
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"time"
+
+	"fairbench/models"
+)
+
+// state is one run's memory: homes, passes and profiles, keyed by JobID, and
+// the cluster's servers as the schedulers see them.
+type state struct {
+	p       *GandivaFair
+	cluster *models.Cluster
+	users   []models.User
+	userIdx map[string]int
+	types   []string // Cluster.TypeNames: rank order, newest first
+	pairs   []pair   // type pairs, fastest first
+	pairIdx [][]int  // [fast][slow] → index into pairs, -1 on the diagonal
+
+	tsrv  [][]int   // per type: its servers (cluster indices)
+	srv   []server  // per cluster server
+	large [][]*job  // per type: large jobs homed on its central scheduler
+	tvt   []float64 // per type: the central minimum pass, kept while it has no entity
+	cmin  []float64 // per type: the central minimum pass at the start of this decision
+
+	jobs   map[models.JobID]*job
+	active []*job // this decision's jobs, in snapshot order
+
+	lastR [][]float64 // [user][pair]: last known speedup, NaN when never known
+	lastD *decision   // the last decision's shares and trades
+
+	decided bool
+	last    time.Duration
+	qRound  int
+	gen     int
+	rep     recorder
+}
+
+// pair is a fast and a slow type (indices into state.types; fast < slow).
+type pair struct{ fast, slow int }
+
+// server is one machine as the schedulers see it.
+type server struct {
+	typ, gpus, first int
+	members          []*job  // small jobs homed here
+	pass             float64 // the pseudo-job's pass in the central scheduler
+	vt               float64 // the members' minimum pass when last seen
+	tickets          float64 // Σ members' tickets: the pseudo-job's tickets
+	wasLocal         bool    // since the last decision its local scheduler ran it
+
+	// per decision
+	load  float64 // tickets per GPU
+	free  int     // GPUs not yet planned
+	local bool    // claimed by its pseudo-job (local scheduler runs)
+	taken bool    // taken by a large job
+	empty bool    // had no small jobs at the start of this decision
+}
+
+// job is one active job's scheduling record.
+type job struct {
+	id    models.JobID
+	user  int
+	gang  int
+	tput  []float64 // true throughput per type, 0 where it cannot run
+	known []bool    // per type: the scheduler knows tput there
+
+	typ     int // home type, -1 before the first decision that sees it
+	srv     int // home server for a small job, -1 for a large one or none
+	pass    float64
+	tickets float64
+	lead    float64 // pass − its old home's minimum, while being re-homed
+	seen    int     // state.gen of the last decision that saw it
+	pos     int     // position in this decision's snapshot
+
+	cur  *models.JobState // the snapshot's job during a decision, else nil
+	plan []use            // where it runs after this decision
+
+	// last and lastTyp are the GPUs (ascending) and type the job was given
+	// at the previous decision (nil: it did not run). The policy keeps them
+	// itself rather than reading JobState.LastGPUs, which it trusts only for
+	// jobs it has not placed yet (a fresh state): the simulator places named
+	// GPUs exactly, and its view of a job it preempted may lag.
+	last    []int
+	lastTyp int
+}
+
+// running reports whether j holds GPUs just before this decision.
+func (j *job) running() bool { return len(j.last) > 0 }
+
+// use is a job's GPUs on one server.
+type use struct{ srv, n int }
+
+func newState(s *models.Snapshot, p *GandivaFair) *state {
+	c := s.Cluster
+	st := &state{p: p, cluster: c, users: append([]models.User(nil), s.Users...), userIdx: map[string]int{},
+		types: c.TypeNames(), jobs: map[models.JobID]*job{}}
+	for i, u := range s.Users {
+		st.userIdx[u.Name] = i
+	}
+	nT := len(st.types)
+	ti := map[string]int{}
+	for k, g := range st.types {
+		ti[g] = k
+	}
+	st.pairIdx = make([][]int, nT)
+	for h := range nT {
+		st.pairIdx[h] = make([]int, nT)
+		for l := range nT {
+			st.pairIdx[h][l] = -1
+		}
+	}
+	for h := range nT {
+		for l := h + 1; l < nT; l++ {
+			st.pairIdx[h][l] = len(st.pairs)
+			st.pairs = append(st.pairs, pair{h, l})
+		}
+	}
+	st.tsrv = make([][]int, nT)
+	st.large = make([][]*job, nT)
+	st.tvt = make([]float64, nT)
+	st.srv = make([]server, len(c.Servers))
+	for i, sv := range c.Servers {
+		k := ti[sv.Type]
+		st.srv[i] = server{typ: k, gpus: sv.GPUs, first: c.FirstGPU(i)}
+		st.tsrv[k] = append(st.tsrv[k], i)
+	}
+	st.lastR = make([][]float64, len(s.Users))
+	for u := range st.lastR {
+		st.lastR[u] = make([]float64, len(st.pairs))
+		for i := range st.lastR[u] {
+			st.lastR[u][i] = math.NaN()
+		}
+	}
+	st.rep.init(len(s.Users), nT)
+	return st
+}
+
+// fits reports whether s continues the run st was built for: same cluster
+// and users, and time not going back.
+func (st *state) fits(s *models.Snapshot) bool {
+	if s.Cluster != st.cluster || len(s.Users) != len(st.users) || (st.decided && s.Now < st.last) {
+		return false
+	}
+	for i, u := range s.Users {
+		if u != st.users[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// quantumLength is the quantum as a duration.
+func (st *state) quantumLength(s *models.Snapshot) time.Duration {
+	r := s.RoundLength
+	if r <= 0 {
+		r = fallbackRound
+	}
+	return time.Duration(st.p.quantum) * r
+}
+
+// sync brings the state up to s: it charges the passes of what ran since the
+// last decision, learns profiles, meets new jobs and forgets finished ones.
+func (st *state) sync(s *models.Snapshot, oracle bool) error {
+	st.gen++
+	var frac float64
+	if st.decided && s.Now > st.last {
+		frac = float64(s.Now-st.last) / float64(st.quantumLength(s))
+		st.rep.advance(s.Now - st.last)
+	}
+	if frac > 0 {
+		for i := range st.srv {
+			if sv := &st.srv[i]; sv.wasLocal && sv.tickets > 0 {
+				sv.pass += float64(sv.gpus) * frac / sv.tickets
+			}
+		}
+	}
+	st.active = st.active[:0]
+	for i := range s.Jobs {
+		j := &s.Jobs[i]
+		u, ok := st.userIdx[j.User]
+		if !ok {
+			return fmt.Errorf("%s: job %d: unknown user %q", st.p.name, j.ID, j.User)
+		}
+		js := st.jobs[j.ID]
+		if js == nil {
+			js = &job{id: j.ID, user: u, gang: j.Gang, typ: -1, srv: -1,
+				tput: make([]float64, len(st.types)), known: make([]bool, len(st.types))}
+			for k, g := range st.types {
+				js.tput[k] = s.Throughput(&j.Job, g)
+				js.known[k] = oracle
+			}
+			st.jobs[j.ID] = js
+			if !st.decided && j.Running() {
+				js.last, js.lastTyp = slices.Sorted(slices.Values(j.LastGPUs)), slices.Index(st.types, j.LastType)
+				if js.lastTyp < 0 {
+					js.last = nil
+				}
+			}
+		}
+		js.cur, js.seen, js.pos, js.plan = j, st.gen, len(st.active), js.plan[:0]
+		if frac > 0 && js.running() && js.tickets > 0 {
+			js.pass += float64(js.gang) * frac / js.tickets
+		}
+		if !oracle {
+			for k, g := range st.types {
+				if !js.known[k] && j.Received[g] > 0 {
+					js.known[k] = true
+				}
+			}
+		}
+		st.active = append(st.active, js)
+	}
+	// Forget finished jobs (deleting while ranging over a map visits every
+	// key once; the order does not matter) and rebuild the member lists in
+	// snapshot order.
+	for id, js := range st.jobs {
+		if js.seen != st.gen {
+			delete(st.jobs, id)
+		}
+	}
+	for i := range st.srv {
+		st.srv[i].members = st.srv[i].members[:0]
+	}
+	for k := range st.large {
+		st.large[k] = st.large[k][:0]
+	}
+	for _, js := range st.active {
+		switch {
+		case js.typ < 0:
+		case js.srv >= 0:
+			st.srv[js.srv].members = append(st.srv[js.srv].members, js)
+		default:
+			st.large[js.typ] = append(st.large[js.typ], js)
+		}
+	}
+	return nil
+}
+
+// finish closes a decision: it remembers when it was made, the schedulers'
+// minimum passes, and what the report needs; it keeps no reference to s.
+func (st *state) finish(s *models.Snapshot, d *decision, quantum bool) {
+	st.decided, st.last = true, s.Now
+	if quantum {
+		st.qRound = s.Round
+	}
+	for i := range st.srv {
+		sv := &st.srv[i]
+		if len(sv.members) > 0 {
+			sv.vt = minPass(sv.members)
+		}
+	}
+	for k := range st.types {
+		if m, ok := st.centralMin(k); ok {
+			st.tvt[k] = m
+		}
+	}
+	st.rep.record(st, s, d, quantum)
+	d.userJobs = nil // keep no job pointers beyond the decision
+	st.lastD = d
+	for _, js := range st.active {
+		js.cur = nil
+	}
+}
+
+func minPass(js []*job) float64 {
+	m := math.Inf(1)
+	for _, j := range js {
+		m = math.Min(m, j.pass)
+	}
+	return m
+}
+
+// homeMin is the current minimum pass of the local scheduler of server i.
+func (st *state) homeMin(i int) float64 {
+	if len(st.srv[i].members) == 0 {
+		return st.srv[i].vt
+	}
+	return minPass(st.srv[i].members)
+}
+
+// centralMin is the minimum pass among type k's central entities: its large
+// jobs and the pseudo-jobs of its servers holding small jobs.
+func (st *state) centralMin(k int) (float64, bool) {
+	m, ok := math.Inf(1), false
+	for _, j := range st.large[k] {
+		m, ok = math.Min(m, j.pass), true
+	}
+	for _, i := range st.tsrv[k] {
+		if len(st.srv[i].members) > 0 {
+			m, ok = math.Min(m, st.srv[i].pass), true
+		}
+	}
+	return m, ok
+}
