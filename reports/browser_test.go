@@ -1,0 +1,148 @@
+package reports
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"html"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+)
+
+// chromiumPath is Debian's chromium, which `make test` installs.
+const chromiumPath = "/usr/bin/chromium"
+
+// probe is put at the top of a copy of the report's page: it records every
+// script error, resource load error and console error or warning, and
+// after the load event writes, into a <pre id="render-check">, the size
+// each figure's SVG is laid out at, the size of what it draws, and the
+// errors.
+const probe = `<script>
+window.__errors = [];
+window.addEventListener('error', function (e) {
+  var what = e.message || (e.target && (e.target.src || e.target.href || e.target.outerHTML)) || String(e);
+  window.__errors.push('error: ' + what);
+}, true);
+window.addEventListener('unhandledrejection', function (e) { window.__errors.push('unhandled rejection: ' + e.reason); });
+['error', 'warn'].forEach(function (k) {
+  var orig = console[k];
+  console[k] = function () { window.__errors.push('console.' + k + ': ' + Array.prototype.join.call(arguments, ' ')); orig.apply(console, arguments); };
+});
+window.addEventListener('load', function () {
+  var out = {figures: [], errors: window.__errors, tables: document.querySelectorAll('table').length};
+  document.querySelectorAll('figure').forEach(function (f) {
+    var svg = f.querySelector('svg');
+    var r = svg ? svg.getBoundingClientRect() : {width: 0, height: 0};
+    var b = {width: 0, height: 0};
+    try { if (svg) { b = svg.getBBox(); } } catch (err) { window.__errors.push('getBBox ' + f.id + ': ' + err); }
+    out.figures.push({id: f.id, width: r.width, height: r.height, drawn_width: b.width, drawn_height: b.height,
+      shapes: svg ? svg.querySelectorAll('path, text').length : 0});
+  });
+  var pre = document.createElement('pre');
+  pre.id = 'render-check';
+  pre.textContent = JSON.stringify(out);
+  document.body.appendChild(pre);
+});
+</script>
+`
+
+type renderCheck struct {
+	Figures []struct {
+		ID          string  `json:"id"`
+		Width       float64 `json:"width"`
+		Height      float64 `json:"height"`
+		DrawnWidth  float64 `json:"drawn_width"`
+		DrawnHeight float64 `json:"drawn_height"`
+		Shapes      int     `json:"shapes"`
+	}
+	Errors []string
+	Tables int
+}
+
+var checkRE = regexp.MustCompile(`(?s)<pre id="render-check">(.*?)</pre>`)
+
+// TestReportInChromium opens the fixture's HTML report in headless
+// Chromium and checks that every figure is laid out at a non-zero size
+// and draws something, every table is there, and the page logs no error.
+// Chromium must be installed (Debian's chromium at /usr/bin/chromium;
+// `make test` installs it): without it the test fails.
+func TestReportInChromium(t *testing.T) {
+	if _, err := os.Stat(chromiumPath); err != nil {
+		t.Fatalf("the HTML report test needs Debian's chromium at %s (`make test` installs it, or apt-get install chromium): %v", chromiumPath, err)
+	}
+	cal, err := ReadCalibration("testdata/calibration.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := ReadMatrix("testdata/matrix.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	comparison := &NamedTable{Name: "comparison", Title: "Ours beside the paper's",
+		Caption: "A comparison table as reproduce writes it.",
+		Data:    &Table{Header: []string{"metric", "paper", "ours"}, Rows: [][]string{{"mean JCT ratio", "1.46×", "1.2×"}}}}
+	comparison.Display = comparison.Data
+	out, r := writeFixtureReport(t, Options{Title: "browser test", Calibration: cal, Matrix: m,
+		Comparison: comparison, Notes: []string{"a <note> & its escaping"}})
+	page, err := os.ReadFile(filepath.Join(out, "index.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	probed := strings.Replace(string(page), "<head>", "<head>\n"+probe, 1)
+	probePath := filepath.Join(out, "probe.html")
+	if err := os.WriteFile(probePath, []byte(probed), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, chromiumPath, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
+		"--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync",
+		"--user-data-dir="+t.TempDir(), "--window-size=1280,2000", "--virtual-time-budget=10000",
+		"--enable-logging=stderr", "--v=0", "--dump-dom", "file://"+probePath)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("chromium: %v\n%s", err, tail(stderr.String(), 3000))
+	}
+	mt := checkRE.FindSubmatch(stdout.Bytes())
+	if mt == nil {
+		t.Fatalf("chromium's DOM has no render check (the probe did not run)\nstderr:\n%s", tail(stderr.String(), 3000))
+	}
+	var rc renderCheck
+	if err := json.Unmarshal([]byte(html.UnescapeString(string(mt[1]))), &rc); err != nil {
+		t.Fatalf("render check: %v: %s", err, mt[1])
+	}
+	if len(rc.Figures) != len(r.Figures) {
+		t.Errorf("chromium laid out %d figures, the report has %d", len(rc.Figures), len(r.Figures))
+	}
+	for _, f := range rc.Figures {
+		if f.Width <= 0 || f.Height <= 0 || f.DrawnWidth <= 0 || f.DrawnHeight <= 0 || f.Shapes == 0 {
+			t.Errorf("figure %s renders at %.0f×%.0f px, draws %.0f×%.0f with %d shapes; want non-zero",
+				f.ID, f.Width, f.Height, f.DrawnWidth, f.DrawnHeight, f.Shapes)
+		}
+	}
+	if rc.Tables != len(r.Tables) {
+		t.Errorf("chromium found %d tables, the report has %d", rc.Tables, len(r.Tables))
+	}
+	for _, e := range rc.Errors {
+		t.Errorf("page error: %s", e)
+	}
+	// Console messages Chromium logged itself (the page logs none).
+	for _, line := range strings.Split(stderr.String(), "\n") {
+		if strings.Contains(line, ":CONSOLE") {
+			t.Errorf("console: %s", line)
+		}
+	}
+}
+
+func tail(s string, n int) string {
+	if len(s) > n {
+		return "…" + s[len(s)-n:]
+	}
+	return s
+}

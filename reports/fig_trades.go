@@ -1,0 +1,188 @@
+package reports
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+
+	"gonum.org/v1/plot"
+)
+
+// tradeReport is the part of a policy report that records GPU trades: the
+// JSON shape of gandiva-fair's report (solvers/gandivafair, Report.Markets:
+// each market outcome from t_s until the next record). A report is read by
+// its JSON keys only, so any policy recording "markets" this way is drawn.
+type tradeReport struct {
+	Markets []struct {
+		Time   float64 `json:"t_s"`
+		Trades []struct {
+			Slow   string  `json:"slow"`
+			Fast   string  `json:"fast"`
+			Volume float64 `json:"volume"`
+			Price  float64 `json:"price"`
+		} `json:"trades"`
+	} `json:"markets"`
+}
+
+// pairStats is one type pair's trading over one run.
+type pairStats struct {
+	trades int
+	// vdt is Σ volume·dt and pvdt Σ price·volume·dt over the trades in force.
+	vdt, pvdt float64
+}
+
+// trades reads a run's trade records; ok is false when its policy records
+// none.
+func trades(r *Run) (rep tradeReport, ok bool) {
+	m, isMap := r.Record.Result.PolicyReport.(map[string]any)
+	if !isMap {
+		return rep, false
+	}
+	if _, has := m["markets"]; !has {
+		if _, has := m["trades"]; !has {
+			return rep, false
+		}
+	}
+	b, err := json.Marshal(m)
+	if err != nil || json.Unmarshal(b, &rep) != nil {
+		return rep, false
+	}
+	return rep, true
+}
+
+// tradesFigure draws, per pair of GPU types, the volume traded (fast GPUs
+// bought, time-averaged over the run) and the volume-weighted price (slow
+// GPUs paid per fast GPU), one bar per policy and grid point averaged over
+// seeds. Nil when no run recorded a trade.
+func (s *Set) tradesFigure() (*Figure, error) {
+	type key struct{ slow, fast string }
+	var pairs []key
+	seenPair := map[key]bool{}
+	type group struct {
+		label    string
+		runs     int
+		vol, prc map[key][]float64 // per run
+		count    map[key]int
+	}
+	var groups []*group
+	traded := false
+	for _, p := range s.Points {
+		for _, pol := range s.Policies {
+			var g *group
+			for _, r := range s.group(p, pol) {
+				rep, ok := trades(r)
+				if !ok {
+					continue
+				}
+				if g == nil {
+					label := pol
+					if len(s.Points) > 1 {
+						label += " (" + p.Label + ")"
+					}
+					g = &group{label: label, vol: map[key][]float64{}, prc: map[key][]float64{}, count: map[key]int{}}
+					groups = append(groups, g)
+				}
+				g.runs++
+				end := r.Record.Result.Summary.Makespan
+				ps := map[key]*pairStats{}
+				for i, mk := range rep.Markets {
+					until := end
+					if i+1 < len(rep.Markets) {
+						until = rep.Markets[i+1].Time
+					}
+					dt := math.Max(0, until-mk.Time)
+					for _, t := range mk.Trades {
+						k := key{t.Slow, t.Fast}
+						if !seenPair[k] {
+							seenPair[k] = true
+							pairs = append(pairs, k)
+						}
+						st := ps[k]
+						if st == nil {
+							st = &pairStats{}
+							ps[k] = st
+						}
+						st.trades++
+						st.vdt += t.Volume * dt
+						st.pvdt += t.Price * t.Volume * dt
+						traded = true
+					}
+				}
+				for k, st := range ps {
+					g.count[k] += st.trades
+					if end > 0 {
+						g.vol[k] = append(g.vol[k], st.vdt/end)
+					}
+					if st.vdt > 0 {
+						g.prc[k] = append(g.prc[k], st.pvdt/st.vdt)
+					}
+				}
+			}
+		}
+	}
+	if !traded {
+		return nil, nil
+	}
+	// Only the groups that traded get a bar.
+	kept := groups[:0]
+	for _, g := range groups {
+		n := 0
+		for _, c := range g.count {
+			n += c
+		}
+		if n > 0 {
+			kept = append(kept, g)
+		}
+	}
+	groups = kept
+	cats := make([]string, len(pairs))
+	for i, k := range pairs {
+		cats[i] = k.slow + "→" + k.fast
+	}
+	labels := make([]string, len(groups))
+	vol := make([][]float64, len(groups))
+	prc := make([][]float64, len(groups))
+	data := &Table{Header: []string{"policy_point", "slow", "fast", "runs", "trades", "volume_gpus", "price"}}
+	for i, g := range groups {
+		labels[i] = g.label
+		vol[i] = make([]float64, len(pairs))
+		prc[i] = make([]float64, len(pairs))
+		for j, k := range pairs {
+			// A run without trades on the pair traded volume 0 there.
+			v := sum(g.vol[k]) / float64(g.runs)
+			pr := mean(g.prc[k])
+			vol[i][j], prc[i][j] = v, pr
+			data.Rows = append(data.Rows, []string{g.label, k.slow, k.fast, fmt.Sprint(g.runs), fmt.Sprint(g.count[k]), f64(v), f64(pr)})
+		}
+	}
+	w := figWidth * 3 / 2
+	left, err := barPlot("Volume", "GPU types (pays slow → buys fast)", "fast GPUs traded (time average)", cats, labels, vol, w/2)
+	if err != nil {
+		return nil, fmt.Errorf("reports: trades: %w", err)
+	}
+	right, err := barPlot("Price", "GPU types (pays slow → buys fast)", "slow GPUs paid per fast GPU", cats, labels, prc, w/2)
+	if err != nil {
+		return nil, fmt.Errorf("reports: trades: %w", err)
+	}
+	right.Legend = plot.NewLegend() // one legend is enough
+	return &Figure{
+		Name: "gandiva_trades", Title: "GPU trades (Gandiva_fair)",
+		Caption: "Trades between users per pair of GPU types, as the policy recorded them: the fast GPUs bought, averaged over the run's length (left), and the price in slow GPUs per fast GPU, weighted by volume and time in force (right); means over seeds.",
+		Tiles:   [][]*plot.Plot{{left, right}}, Width: w, Height: figHeight, Data: data,
+	}, nil
+}
+
+func sum(xs []float64) float64 {
+	var t float64
+	for _, x := range xs {
+		t += x
+	}
+	return t
+}
+
+func mean(xs []float64) float64 {
+	if len(xs) == 0 {
+		return math.NaN()
+	}
+	return sum(xs) / float64(len(xs))
+}

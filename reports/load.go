@@ -1,0 +1,715 @@
+package reports
+
+import (
+	"bytes"
+	"encoding/csv"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+
+	"fairbench/runs"
+	"fairbench/sim"
+)
+
+// Run is one run's results as a report reads them.
+type Run struct {
+	Record *runs.Record
+	// Path is the run's record file (<id>.json).
+	Path string
+	// Timing is the run's measured solver time per decision, from
+	// <id>.timing.csv; nil when the run was made without --timing.
+	Timing []sim.DecisionTiming
+	// Point is the run's grid point (its axes other than policies and seed).
+	Point *Point
+}
+
+// Point is one grid point: the values of the grid's axes other than
+// policies and seed, shared by the runs of every policy and seed there.
+type Point struct {
+	// Values maps an axis path (as in the record's point) to its value.
+	Values map[string]any
+	// Label is "path=value, …" in path order, "-" for a grid without axes.
+	Label string
+	// Index is the point's position in Set.Points.
+	Index int
+}
+
+// Set is the runs one report covers: one experiment, possibly a grid,
+// possibly spread over several result folders.
+type Set struct {
+	// Runs are ordered by point, then policy (as in Policies), then seed.
+	Runs []*Run
+	// Axes are the grid axes other than policies and seed, sorted.
+	Axes []string
+	// Points are the distinct grid points, ordered by their axis values.
+	Points []*Point
+	// Policies are the policies that ran, sorted by name unless reordered
+	// by OrderPolicies.
+	Policies []string
+	// Seeds are the seeds that ran, ascending.
+	Seeds []int64
+	// Inputs are the paths the runs were read from, as given.
+	Inputs []string
+	// Warnings are things a reader should know that do not make the runs
+	// incompatible (several fairbench versions or solver backends).
+	Warnings []string
+}
+
+// fileRE matches the result files of one run (package runs, Write).
+var fileRE = regexp.MustCompile(`^([0-9a-f]{12})\.(json|jobs\.csv|events\.jsonl|timing\.csv)$`)
+
+// Load reads run results from paths, each a result folder (every
+// <id>.json there, with its <id>.jobs.csv and optional <id>.timing.csv) or
+// one run's <id>.json, and checks that they form one experiment: the same
+// scenario up to the grid axes, the same axes, the same options per policy.
+// Every problem found is reported, each naming its file: a record without
+// its per-job file (or the reverse), an unreadable file, a per-job file
+// that disagrees with its record, runs that do not belong together.
+func Load(paths ...string) (*Set, error) {
+	if len(paths) == 0 {
+		return nil, errors.New("reports: no results given")
+	}
+	var errs []error
+	var found []*Run
+	seen := map[string]string{} // run ID → record path
+	set := &Set{Inputs: slices.Clone(paths)}
+	add := func(r *Run) {
+		if prev, ok := seen[r.Record.ID]; ok {
+			if filepath.Clean(prev) != filepath.Clean(r.Path) {
+				set.Warnings = append(set.Warnings, fmt.Sprintf("run %s is in both %s and %s; using %s", r.Record.ID, prev, r.Path, prev))
+			}
+			return
+		}
+		seen[r.Record.ID] = r.Path
+		found = append(found, r)
+	}
+	for _, p := range paths {
+		st, err := os.Stat(p)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("reports: %w", err))
+			continue
+		}
+		if !st.IsDir() {
+			if !strings.HasSuffix(p, ".json") || strings.HasSuffix(p, ".jobs.json") {
+				errs = append(errs, fmt.Errorf("reports: %s: not a run record; give a run's <id>.json or a result folder", p))
+				continue
+			}
+			r, err := readRun(p)
+			if err != nil {
+				errs = append(errs, err)
+				continue
+			}
+			add(r)
+			continue
+		}
+		rs, err := readDir(p)
+		errs = append(errs, err)
+		for _, r := range rs {
+			add(r)
+		}
+	}
+	if err := joinCapped(errs); err != nil {
+		return nil, err
+	}
+	if len(found) == 0 {
+		return nil, fmt.Errorf("reports: no run results in %s", strings.Join(paths, ", "))
+	}
+	if err := set.assemble(found); err != nil {
+		return nil, err
+	}
+	return set, nil
+}
+
+// maxErrors is how many problems an error lists before it counts the rest.
+const maxErrors = 20
+
+// joinCapped joins errs (nils dropped), listing at most maxErrors.
+func joinCapped(errs []error) error {
+	var list []error
+	for _, e := range errs {
+		if e != nil {
+			list = append(list, e)
+		}
+	}
+	if len(list) > maxErrors {
+		list = append(list[:maxErrors:maxErrors], fmt.Errorf("reports: … and %d more problems", len(list)-maxErrors))
+	}
+	return errors.Join(list...)
+}
+
+// readDir reads every run in dir. A record without its per-job file, and
+// files of a run without its record, are errors naming the missing file.
+func readDir(dir string) ([]*Run, error) {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, fmt.Errorf("reports: %w", err)
+	}
+	files := map[string]map[string]bool{} // id → kinds present
+	var ids, manifests []string
+	for _, e := range ents {
+		if n := e.Name(); strings.HasPrefix(n, "manifest-") && strings.HasSuffix(n, ".json") && !e.IsDir() {
+			manifests = append(manifests, n)
+			continue
+		}
+		m := fileRE.FindStringSubmatch(e.Name())
+		if m == nil || e.IsDir() {
+			continue
+		}
+		if files[m[1]] == nil {
+			files[m[1]] = map[string]bool{}
+			ids = append(ids, m[1])
+		}
+		files[m[1]][m[2]] = true
+	}
+	if len(ids) == 0 {
+		return nil, fmt.Errorf("reports: %s: no run results (<id>.json files) in this folder", dir)
+	}
+	sort.Strings(ids)
+	var errs []error
+	var out []*Run
+	for _, id := range ids {
+		kinds := files[id]
+		if !kinds["json"] {
+			var have []string
+			for _, k := range []string{"jobs.csv", "events.jsonl", "timing.csv"} {
+				if kinds[k] {
+					have = append(have, filepath.Join(dir, id+"."+k))
+				}
+			}
+			errs = append(errs, fmt.Errorf("reports: %s: missing (the run's record; found %s)", filepath.Join(dir, id+".json"), strings.Join(have, ", ")))
+			continue
+		}
+		r, err := readRun(filepath.Join(dir, id+".json"))
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		out = append(out, r)
+	}
+	// Runs a grid manifest lists (package runs writes one per grid) that
+	// the folder lacks: a grid that did not finish, or one shard of it.
+	sort.Strings(manifests)
+	for _, name := range manifests {
+		var m runs.Manifest
+		b, err := os.ReadFile(filepath.Join(dir, name))
+		if err == nil {
+			err = json.Unmarshal(b, &m)
+		}
+		if err != nil {
+			errs = append(errs, fmt.Errorf("reports: %s: %w", filepath.Join(dir, name), err))
+			continue
+		}
+		for _, e := range m.Runs {
+			if files[e.ID] == nil {
+				errs = append(errs, fmt.Errorf("reports: %s: missing (run %s, seed %d, of the grid %s lists; an unfinished grid, or one shard of it: finish it, or merge the shards with fairbench merge)",
+					filepath.Join(dir, e.ID+".json"), e.Policy, e.Seed, filepath.Join(dir, name)))
+			}
+		}
+	}
+	return out, errors.Join(errs...)
+}
+
+// readRun reads one run: its record, its per-job file (checked against the
+// record) and its timing file when there is one.
+func readRun(path string) (*Run, error) {
+	rec, err := runs.ReadRecord(path)
+	if err != nil {
+		return nil, fmt.Errorf("reports: %w", err)
+	}
+	dir := filepath.Dir(path)
+	jobs := filepath.Join(dir, rec.ID+".jobs.csv")
+	if err := checkJobsCSV(jobs, rec); err != nil {
+		return nil, err
+	}
+	r := &Run{Record: rec, Path: path}
+	timing := filepath.Join(dir, rec.ID+".timing.csv")
+	if _, err := os.Stat(timing); err == nil {
+		if r.Timing, err = readTiming(timing); err != nil {
+			return nil, err
+		}
+	}
+	return r, nil
+}
+
+// checkJobsCSV checks that the run's per-job file exists, has the columns
+// package runs writes and one row per job of the record.
+func checkJobsCSV(path string, rec *runs.Record) error {
+	f, err := os.Open(path)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return fmt.Errorf("reports: %s: missing (the per-job file of run %s, whose record is %s)", path, rec.ID, filepath.Join(filepath.Dir(path), rec.ID+".json"))
+		}
+		return fmt.Errorf("reports: %w", err)
+	}
+	defer f.Close()
+	cr := csv.NewReader(f)
+	header, err := cr.Read()
+	if err != nil {
+		return fmt.Errorf("reports: %s: %w", path, err)
+	}
+	if want := jobsHeader(); !slices.Equal(header, want) {
+		return fmt.Errorf("reports: %s: columns %v, want %v", path, header, want)
+	}
+	rows := 0
+	for {
+		_, err := cr.Read()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return fmt.Errorf("reports: %s: %w", path, err)
+		}
+		rows++
+	}
+	if rows != len(rec.Result.Jobs) {
+		return fmt.Errorf("reports: %s: %d job rows, but its record %s.json has %d jobs", path, rows, rec.ID, len(rec.Result.Jobs))
+	}
+	return nil
+}
+
+// jobsHeader is the header package runs writes in <id>.jobs.csv.
+func jobsHeader() []string {
+	var b bytes.Buffer
+	_ = runs.JobsCSV(&b, &sim.Result{})
+	h, _ := csv.NewReader(&b).Read()
+	return h
+}
+
+// readTiming reads a <id>.timing.csv file (runs.TimingCSV).
+func readTiming(path string) ([]sim.DecisionTiming, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("reports: %w", err)
+	}
+	recs, err := csv.NewReader(bytes.NewReader(b)).ReadAll()
+	if err != nil {
+		return nil, fmt.Errorf("reports: %s: %w", path, err)
+	}
+	want := []string{"t_s", "round", "trigger", "active", "solver_s"}
+	if len(recs) == 0 || !slices.Equal(recs[0], want) {
+		return nil, fmt.Errorf("reports: %s: not a timing file (want the columns %s)", path, strings.Join(want, ","))
+	}
+	out := make([]sim.DecisionTiming, 0, len(recs)-1)
+	for i, row := range recs[1:] {
+		t, e1 := strconv.ParseFloat(row[0], 64)
+		round, e2 := strconv.Atoi(row[1])
+		active, e3 := strconv.Atoi(row[3])
+		sec, e4 := strconv.ParseFloat(row[4], 64)
+		if err := errors.Join(e1, e2, e3, e4); err != nil {
+			return nil, fmt.Errorf("reports: %s:%d: %w", path, i+2, err)
+		}
+		out = append(out, sim.DecisionTiming{Time: t, Round: round, Trigger: row[2], Active: active, Seconds: sec})
+	}
+	return out, nil
+}
+
+// assemble checks that the runs form one experiment and fills in the set.
+func (s *Set) assemble(found []*Run) error {
+	// The grid axes other than policies and seed.
+	axesOf := func(r *Run) []string {
+		var a []string
+		for k := range r.Record.Point {
+			if k != "policies" && k != "seed" {
+				a = append(a, k)
+			}
+		}
+		sort.Strings(a)
+		return a
+	}
+	first := found[0]
+	s.Axes = axesOf(first)
+	base, err := specKey(first, s.Axes)
+	if err != nil {
+		return err
+	}
+	var errs []error
+	options := map[string]*Run{} // policy → first run of it
+	same := map[string]*Run{}    // point, policy, seed → run
+	versions, backends := map[string]bool{}, map[string]bool{}
+	for _, r := range found {
+		versions[r.Record.Fairbench] = true
+		backends[r.Record.Backend] = true
+		if a := axesOf(r); !slices.Equal(a, s.Axes) {
+			errs = append(errs, fmt.Errorf("reports: results mix incompatible runs: %s varies %s but %s varies %s",
+				first.Path, axesList(s.Axes), r.Path, axesList(a)))
+			continue
+		}
+		key, err := specKey(r, s.Axes)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		if path, a, b, differ := firstDiff(base, key, ""); differ {
+			errs = append(errs, fmt.Errorf("reports: results mix incompatible runs: %s and %s differ in %s (%s vs %s), which is not a grid axis",
+				first.Path, r.Path, path, a, b))
+			continue
+		}
+		if o, ok := options[r.Record.Policy]; ok {
+			if path, a, b, differ := firstDiff(policyOptions(o), policyOptions(r), ""); differ {
+				errs = append(errs, fmt.Errorf("reports: results mix incompatible runs: %s and %s run %s with different options (%s: %s vs %s)",
+					o.Path, r.Path, r.Record.Policy, strings.TrimPrefix(path, "."), a, b))
+				continue
+			}
+		} else {
+			options[r.Record.Policy] = r
+		}
+		r.Point = &Point{Values: map[string]any{}}
+		for _, a := range s.Axes {
+			r.Point.Values[a] = r.Record.Point[a]
+		}
+		r.Point.Label = pointLabel(s.Axes, r.Point.Values)
+		k := fmt.Sprintf("%s\x00%s\x00%d", r.Point.Label, r.Record.Policy, r.Record.Seed)
+		if o, ok := same[k]; ok {
+			errs = append(errs, fmt.Errorf("reports: results mix incompatible runs: %s and %s are the same run (%s, seed %d, %s) with different IDs: made against a different catalogue or input file",
+				o.Path, r.Path, r.Record.Policy, r.Record.Seed, r.Point.Label))
+			continue
+		}
+		same[k] = r
+	}
+	if err := joinCapped(errs); err != nil {
+		return err
+	}
+	if len(versions) > 1 {
+		s.Warnings = append(s.Warnings, "runs were made by several fairbench versions: "+strings.Join(sortedKeys(versions), ", "))
+	}
+	if len(backends) > 1 {
+		s.Warnings = append(s.Warnings, "runs used several solver backends: "+strings.Join(sortedKeys(backends), ", "))
+	}
+	// Points, policies and seeds.
+	points := map[string]*Point{}
+	policies, seeds := map[string]bool{}, map[int64]bool{}
+	for _, r := range found {
+		if p, ok := points[r.Point.Label]; ok {
+			r.Point = p
+		} else {
+			points[r.Point.Label] = r.Point
+			s.Points = append(s.Points, r.Point)
+		}
+		policies[r.Record.Policy] = true
+		seeds[r.Record.Seed] = true
+	}
+	sort.SliceStable(s.Points, func(i, j int) bool {
+		for _, a := range s.Axes {
+			if c := compareValues(s.Points[i].Values[a], s.Points[j].Values[a]); c != 0 {
+				return c < 0
+			}
+		}
+		return false
+	})
+	for i, p := range s.Points {
+		p.Index = i
+	}
+	s.Policies = sortedKeys(policies)
+	for sd := range seeds {
+		s.Seeds = append(s.Seeds, sd)
+	}
+	slices.Sort(s.Seeds)
+	s.Runs = found
+	s.sortRuns()
+	return nil
+}
+
+// OrderPolicies puts the named policies first, in the given order (names
+// that did not run are ignored), the others after them by name.
+func (s *Set) OrderPolicies(order []string) {
+	var out []string
+	for _, p := range order {
+		if slices.Contains(s.Policies, p) && !slices.Contains(out, p) {
+			out = append(out, p)
+		}
+	}
+	for _, p := range s.Policies {
+		if !slices.Contains(out, p) {
+			out = append(out, p)
+		}
+	}
+	s.Policies = out
+	s.sortRuns()
+}
+
+func (s *Set) sortRuns() {
+	rank := map[string]int{}
+	for i, p := range s.Policies {
+		rank[p] = i
+	}
+	sort.SliceStable(s.Runs, func(i, j int) bool {
+		a, b := s.Runs[i], s.Runs[j]
+		if a.Point.Index != b.Point.Index {
+			return a.Point.Index < b.Point.Index
+		}
+		if rank[a.Record.Policy] != rank[b.Record.Policy] {
+			return rank[a.Record.Policy] < rank[b.Record.Policy]
+		}
+		return a.Record.Seed < b.Record.Seed
+	})
+}
+
+// group returns the runs at point p under policy, ascending by seed.
+func (s *Set) group(p *Point, policy string) []*Run {
+	var out []*Run
+	for _, r := range s.Runs {
+		if r.Point == p && r.Record.Policy == policy {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// specKey is the run's spec with what may differ between the runs of one
+// experiment blanked: its name, seed, policy and policy options, and the
+// value of each grid axis.
+func specKey(r *Run, axes []string) (any, error) {
+	m := specMap(r)
+	if m == nil {
+		return nil, fmt.Errorf("reports: %s: the record has no scenario spec", r.Path)
+	}
+	for _, k := range []string{"name", "seed", "policies", "policy_options"} {
+		delete(m, k)
+	}
+	for _, a := range axes {
+		blankPath(m, a)
+		if a == "user_count" { // a run's spec lists the users instead
+			delete(m, "users")
+		}
+	}
+	return m, nil
+}
+
+func policyOptions(r *Run) any {
+	po, _ := specMap(r)["policy_options"].(map[string]any)
+	return po[r.Record.Policy]
+}
+
+// specMap is the run's spec decoded generically (a fresh copy); nil when
+// the record has none.
+func specMap(r *Run) map[string]any {
+	b, err := json.Marshal(r.Record.Spec)
+	if err != nil {
+		return nil
+	}
+	var m map[string]any
+	if json.Unmarshal(b, &m) != nil {
+		return nil
+	}
+	return m
+}
+
+// blankPath replaces the value at a field path (cluster.servers[0].count,
+// preemption.seconds["A3C"]) by a placeholder; a path that does not resolve
+// is left alone.
+func blankPath(root map[string]any, path string) {
+	steps := splitPath(path)
+	var cur any = root
+	for i, st := range steps {
+		last := i == len(steps)-1
+		switch c := cur.(type) {
+		case map[string]any:
+			key, ok := st.(string)
+			if !ok {
+				return
+			}
+			if _, has := c[key]; !has {
+				return
+			}
+			if last {
+				c[key] = "<axis>"
+				return
+			}
+			cur = c[key]
+		case []any:
+			idx, ok := st.(int)
+			if !ok || idx < 0 || idx >= len(c) {
+				return
+			}
+			if last {
+				c[idx] = "<axis>"
+				return
+			}
+			cur = c[idx]
+		default:
+			return
+		}
+	}
+}
+
+// splitPath splits a field path into map keys (string) and list indices
+// (int).
+func splitPath(path string) []any {
+	var out []any
+	for len(path) > 0 {
+		switch {
+		case path[0] == '.':
+			path = path[1:]
+		case path[0] == '[':
+			end := strings.IndexByte(path, ']')
+			if end < 0 {
+				return append(out, path)
+			}
+			inner := path[1:end]
+			if strings.HasPrefix(inner, `"`) {
+				// A quoted key may hold ']': find the closing quote.
+				var key string
+				dec := json.NewDecoder(strings.NewReader(path[1:]))
+				if err := dec.Decode(&key); err != nil {
+					return append(out, path)
+				}
+				out = append(out, key)
+				path = path[1+int(dec.InputOffset()):]
+				if strings.HasPrefix(path, "]") {
+					path = path[1:]
+				}
+				continue
+			}
+			n, err := strconv.Atoi(inner)
+			if err != nil {
+				out = append(out, inner)
+			} else {
+				out = append(out, n)
+			}
+			path = path[end+1:]
+		default:
+			end := strings.IndexAny(path, ".[")
+			if end < 0 {
+				end = len(path)
+			}
+			out = append(out, path[:end])
+			path = path[end:]
+		}
+	}
+	return out
+}
+
+// firstDiff finds the first place where two decoded JSON values differ and
+// returns its path and both values (shortened).
+func firstDiff(a, b any, path string) (string, string, string, bool) {
+	switch x := a.(type) {
+	case map[string]any:
+		y, ok := b.(map[string]any)
+		if !ok {
+			break
+		}
+		keys := map[string]bool{}
+		for k := range x {
+			keys[k] = true
+		}
+		for k := range y {
+			keys[k] = true
+		}
+		for _, k := range sortedKeys(keys) {
+			if p, va, vb, d := firstDiff(x[k], y[k], joinPath(path, k)); d {
+				return p, va, vb, true
+			}
+		}
+		return "", "", "", false
+	case []any:
+		y, ok := b.([]any)
+		if !ok || len(x) != len(y) {
+			break
+		}
+		for i := range x {
+			if p, va, vb, d := firstDiff(x[i], y[i], fmt.Sprintf("%s[%d]", path, i)); d {
+				return p, va, vb, true
+			}
+		}
+		return "", "", "", false
+	}
+	ja, _ := json.Marshal(a)
+	jb, _ := json.Marshal(b)
+	if bytes.Equal(ja, jb) {
+		return "", "", "", false
+	}
+	if path == "" {
+		path = "(the whole value)"
+	}
+	return path, shorten(string(ja)), shorten(string(jb)), true
+}
+
+func joinPath(path, key string) string {
+	if path == "" {
+		return key
+	}
+	return path + "." + key
+}
+
+func shorten(s string) string {
+	if s == "null" {
+		return "absent"
+	}
+	if len(s) > 60 {
+		return s[:57] + "..."
+	}
+	return s
+}
+
+func axesList(a []string) string {
+	if len(a) == 0 {
+		return "no grid axis"
+	}
+	return "the grid axes " + strings.Join(a, ", ")
+}
+
+// pointLabel is "path=value, …" over axes, or "-" when there are none.
+func pointLabel(axes []string, vals map[string]any) string {
+	if len(axes) == 0 {
+		return "-"
+	}
+	parts := make([]string, len(axes))
+	for i, a := range axes {
+		parts[i] = a + "=" + formatValue(vals[a])
+	}
+	return strings.Join(parts, ", ")
+}
+
+// formatValue writes an axis value: numbers in their shortest form,
+// strings as they are, lists as JSON.
+func formatValue(v any) string {
+	switch x := v.(type) {
+	case float64:
+		return strconv.FormatFloat(x, 'g', -1, 64)
+	case string:
+		return x
+	case nil:
+		return "-"
+	}
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
+// compareValues orders axis values: numbers numerically, before strings,
+// before anything else (by its JSON text).
+func compareValues(a, b any) int {
+	fa, aNum := a.(float64)
+	fb, bNum := b.(float64)
+	switch {
+	case aNum && bNum:
+		switch {
+		case fa < fb:
+			return -1
+		case fa > fb:
+			return 1
+		}
+		return 0
+	case aNum:
+		return -1
+	case bNum:
+		return 1
+	}
+	return strings.Compare(formatValue(a), formatValue(b))
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}

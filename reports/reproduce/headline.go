@@ -1,0 +1,210 @@
+package reproduce
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"fairbench/reports"
+)
+
+// Headline is one published number and how to read ours from the runs.
+type Headline struct {
+	// Metric says what is compared ("mean JCT, Gavel ÷ FFT").
+	Metric string
+	// Paper is the paper's number as published, with its setting.
+	Paper string
+	// Where is where in the paper it is reported.
+	Where string
+	// Ours writes our value from the runs, per grid point.
+	Ours func(r *Results) string
+}
+
+// Results are a reproduce grid's runs, aggregated per grid point and
+// policy (means over seeds, as in the report's per-policy table).
+type Results struct {
+	Set   *reports.Set
+	means []reports.GroupMean
+}
+
+func newResults(s *reports.Set) (*Results, error) {
+	m, err := s.Means()
+	if err != nil {
+		return nil, err
+	}
+	return &Results{Set: s, means: m}, nil
+}
+
+// Mean is the mean over seeds of a summary metric (a key of
+// tables/policies.csv) for policy at point p.
+func (r *Results) Mean(p *reports.Point, policy, key string) (float64, bool) {
+	for _, g := range r.means {
+		if g.Point == p && g.Policy == policy {
+			v, ok := g.Mean[key]
+			return v, ok && !math.IsNaN(v)
+		}
+	}
+	return 0, false
+}
+
+// has reports whether the policy ran.
+func (r *Results) has(policy string) bool {
+	for _, p := range r.Set.Policies {
+		if p == policy {
+			return true
+		}
+	}
+	return false
+}
+
+// perPoint writes f at every grid point, labelled when there are several.
+func (r *Results) perPoint(f func(p *reports.Point) (string, bool)) string {
+	var parts []string
+	for _, p := range r.Set.Points {
+		s, ok := f(p)
+		if !ok {
+			s = "–"
+		}
+		if l := r.Set.ShortLabel(p); l != "" && len(r.Set.Points) > 1 {
+			s += " (" + l + ")"
+		}
+		parts = append(parts, s)
+	}
+	return strings.Join(parts, "; ")
+}
+
+// missing says which of the policies did not run, or "".
+func (r *Results) missing(policies ...string) string {
+	var m []string
+	for _, p := range policies {
+		if !r.has(p) {
+			m = append(m, p)
+		}
+	}
+	if len(m) == 0 {
+		return ""
+	}
+	return "not run (" + strings.Join(m, ", ") + " not in this build)"
+}
+
+// ratio is our num ÷ den of a summary metric at each point.
+func ratio(num, den, key string) func(r *Results) string {
+	return func(r *Results) string {
+		if m := r.missing(num, den); m != "" {
+			return m
+		}
+		return r.perPoint(func(p *reports.Point) (string, bool) {
+			a, ok1 := r.Mean(p, num, key)
+			b, ok2 := r.Mean(p, den, key)
+			if !ok1 || !ok2 || b == 0 {
+				return "", false
+			}
+			return fmt.Sprintf("%.2f×", a/b), true
+		})
+	}
+}
+
+// reduction is our 1 − a ÷ b of a summary metric at each point, in percent.
+func reduction(a, b, key string) func(r *Results) string {
+	return func(r *Results) string {
+		if m := r.missing(a, b); m != "" {
+			return m
+		}
+		return r.perPoint(func(p *reports.Point) (string, bool) {
+			x, ok1 := r.Mean(p, a, key)
+			y, ok2 := r.Mean(p, b, key)
+			if !ok1 || !ok2 || y == 0 {
+				return "", false
+			}
+			d := 100 * (1 - x/y)
+			switch {
+			case math.Round(d) == 0:
+				return "no difference (0%)", true
+			case d > 0:
+				return fmt.Sprintf("%.0f%% lower", d), true
+			}
+			return fmt.Sprintf("%.0f%% higher", -d), true
+		})
+	}
+}
+
+// fairShare is the share of jobs with ρ ≤ 1 (100 − the unfair percentage)
+// of each policy at each point.
+func fairShare(policies ...string) func(r *Results) string {
+	return func(r *Results) string {
+		var parts []string
+		for _, pol := range policies {
+			if !r.has(pol) {
+				parts = append(parts, pol+" not run")
+				continue
+			}
+			parts = append(parts, pol+" "+r.perPoint(func(p *reports.Point) (string, bool) {
+				u, ok := r.Mean(p, pol, "unfair_pct")
+				return fmt.Sprintf("%.0f%%", 100-u), ok
+			}))
+		}
+		return strings.Join(parts, " · ")
+	}
+}
+
+// value is a summary metric of each policy at each point.
+func value(key, format string, policies ...string) func(r *Results) string {
+	return func(r *Results) string {
+		var parts []string
+		for _, pol := range policies {
+			if !r.has(pol) {
+				parts = append(parts, pol+" not run")
+				continue
+			}
+			parts = append(parts, pol+" "+r.perPoint(func(p *reports.Point) (string, bool) {
+				v, ok := r.Mean(p, pol, key)
+				return fmt.Sprintf(format, v), ok
+			}))
+		}
+		return strings.Join(parts, " · ")
+	}
+}
+
+// solverPerRound is the policy's measured solver time per scheduling round
+// (the sum over a round's decisions), mean and maximum over the rounds of
+// every run at each point, from the runs' timing files.
+func solverPerRound(policy string) func(r *Results) string {
+	return func(r *Results) string {
+		if !r.has(policy) {
+			return policy + " not run"
+		}
+		return r.perPoint(func(p *reports.Point) (string, bool) {
+			var sum, hi float64
+			n := 0
+			for _, run := range r.Set.Runs {
+				if run.Point != p || run.Record.Policy != policy {
+					continue
+				}
+				per := map[int]float64{}
+				for _, d := range run.Timing {
+					per[d.Round] += d.Seconds
+				}
+				for _, s := range per {
+					sum += s
+					hi = math.Max(hi, s)
+					n++
+				}
+			}
+			if n == 0 {
+				return "", false
+			}
+			return fmt.Sprintf("mean %s, max %s", seconds(sum/float64(n)), seconds(hi)), true
+		})
+	}
+}
+
+// seconds writes a duration in seconds with a unit that suits it.
+func seconds(s float64) string {
+	switch {
+	case s >= 1:
+		return fmt.Sprintf("%.2f s", s)
+	case s >= 1e-3:
+		return fmt.Sprintf("%.1f ms", s*1e3)
+	}
+	return fmt.Sprintf("%.0f µs", s*1e6)
+}

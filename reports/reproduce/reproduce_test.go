@@ -1,0 +1,196 @@
+package reproduce
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"fairbench/scenarios"
+	"fairbench/solvers"
+	"fairbench/solvers/registry"
+)
+
+// subset is a registry holding only the named policies of the default one.
+func subset(t *testing.T, names ...string) *solvers.Registry {
+	t.Helper()
+	full := registry.Default()
+	r := &solvers.Registry{}
+	for _, n := range names {
+		e, ok := full.Lookup(n)
+		if !ok {
+			continue
+		}
+		if err := r.Register(e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return r
+}
+
+// everything registers a stand-in for every policy any experiment names,
+// so that the full grids can be checked whatever this build has.
+func everything(t *testing.T) *solvers.Registry {
+	t.Helper()
+	full := registry.Default()
+	fifo, _ := full.Lookup("fifo")
+	r := &solvers.Registry{}
+	for _, e := range Experiments {
+		for _, p := range e.Policies {
+			if r.Names() != nil && slices.Contains(r.Names(), p.Name) {
+				continue
+			}
+			entry, ok := full.Lookup(p.Name)
+			if !ok {
+				entry = fifo
+				entry.Name = p.Name
+			}
+			if err := r.Register(entry); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	return r
+}
+
+// TestGridsAreValid expands every experiment's full and quick grid (with
+// every policy it names) and checks its size: the full grids are never run
+// in tests, so this is where a typo in one shows.
+func TestGridsAreValid(t *testing.T) {
+	reg := everything(t)
+	for _, e := range Experiments {
+		for _, quick := range []bool{false, true} {
+			data, skipped, err := e.Scenario(quick, reg)
+			if err != nil || len(skipped) > 0 {
+				t.Fatalf("%s quick=%v: %v, skipped %v", e.Name, quick, err, skipped)
+			}
+			dir := t.TempDir()
+			if e.Trace != nil {
+				if err := os.WriteFile(filepath.Join(dir, e.TraceFile), e.Trace(quick), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			path := filepath.Join(dir, e.Name+".yaml")
+			if err := os.WriteFile(path, data, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			g, err := scenarios.Load(path)
+			if err != nil {
+				t.Fatalf("%s quick=%v: %v", e.Name, quick, err)
+			}
+			seeds, points := 3, 0
+			if quick {
+				seeds = 1
+			}
+			for _, a := range g.Axes {
+				if a.Path == "workload.arrival_rate_per_hour" {
+					points = len(a.Values)
+				}
+			}
+			if e.Trace == nil && points < 2 {
+				t.Errorf("%s quick=%v: no load sweep", e.Name, quick)
+			}
+			points = max(points, 1)
+			if want := seeds * points * len(e.Policies); len(g.Runs) != want {
+				t.Errorf("%s quick=%v: %d runs, want %d", e.Name, quick, len(g.Runs), want)
+			}
+			// Every run builds (jobs runnable on the cluster, trace valid).
+			for _, r := range g.Runs[:1] {
+				if _, err := r.Spec.Build(r.Seed); err != nil {
+					t.Errorf("%s quick=%v: %v", e.Name, quick, err)
+				}
+			}
+		}
+		if len(e.Headlines) == 0 || len(e.Deviations) == 0 || len(e.QuickDeviations) == 0 || e.Paper == "" {
+			t.Errorf("%s: headlines, deviations and the citation are required", e.Name)
+		}
+	}
+}
+
+// TestMissingPolicyIsSkipped: a policy this build lacks is skipped with a
+// notice naming it, the run goes on, and the comparison says "not run".
+func TestMissingPolicyIsSkipped(t *testing.T) {
+	var out bytes.Buffer
+	dir := t.TempDir()
+	res, err := Run("sjf-bsbf", Options{Quick: true, Dir: dir, Workers: 2, Registry: subset(t, "sjf", "tiresias"),
+		Version: "test", Backend: "test", Out: &out})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(res.Skipped, []string{"sjf-bsbf", "sjf-ffs"}) {
+		t.Errorf("skipped %v", res.Skipped)
+	}
+	for _, want := range []string{`policy "sjf-bsbf" is not registered in this build; skipped`, "not run (sjf-bsbf", "paper: Luo", "deviations from the paper's setting"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("output lacks %q:\n%s", want, out.String())
+		}
+	}
+	for _, f := range []string{"scenario/sjf-bsbf.quick.yaml", "report/index.html", "report/tables/comparison.csv", "report/report.json"} {
+		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+			t.Error(err)
+		}
+	}
+	// No policy at all: refused, naming them.
+	if _, err := Run("sjf-bsbf", Options{Quick: true, Dir: t.TempDir(), Registry: subset(t)}); err == nil || !strings.Contains(err.Error(), "none of its policies") {
+		t.Errorf("empty registry: %v", err)
+	}
+	if _, err := Run("nope", Options{}); err == nil || !strings.Contains(err.Error(), `unknown experiment "nope"`) {
+		t.Errorf("unknown: %v", err)
+	}
+}
+
+// TestHPOTrace: the trace is deterministic, sorted, and gives each user one
+// job type.
+func TestHPOTrace(t *testing.T) {
+	a, b := gandivaTrace(true), gandivaTrace(true)
+	if !bytes.Equal(a, b) {
+		t.Fatal("the trace differs between calls")
+	}
+	lines := strings.Split(strings.TrimSpace(string(a)), "\n")
+	var rows []string
+	for _, l := range lines {
+		if !strings.HasPrefix(l, "#") {
+			rows = append(rows, l)
+		}
+	}
+	if rows[0] != "arrival_seconds,user,job_type,gang,duration_seconds" || len(rows) < 3*4*8+1 {
+		t.Fatalf("%d rows, header %q", len(rows), rows[0])
+	}
+	types := map[string]string{}
+	for _, r := range rows[1:] {
+		f := strings.SplitN(r, ",", 3)
+		jt := f[2][:strings.LastIndex(f[2][:strings.LastIndex(f[2], ",")], ",")]
+		if prev, ok := types[f[1]]; ok && prev != jt {
+			t.Errorf("user %s runs %s and %s", f[1], prev, jt)
+		}
+		types[f[1]] = jt
+	}
+	if len(types) != 4 {
+		t.Errorf("%d users", len(types))
+	}
+}
+
+// TestPolicyOptions: an experiment's policy options reach the scenario.
+func TestPolicyOptions(t *testing.T) {
+	e := *sjfbsbfExperiment
+	e.Policies = []Policy{{Name: "fifo", Options: map[string]any{"backfill": true}}, {Name: "sjf"}}
+	data, _, err := e.Scenario(true, registry.Default())
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := scenarios.Parse(data, "options.yaml")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, data)
+	}
+	found := false
+	for _, r := range g.Runs {
+		if r.Policy == "fifo" {
+			found = r.Spec.PolicyOptions["fifo"]["backfill"] == true
+		}
+	}
+	if !found {
+		t.Errorf("fifo's options did not reach its runs:\n%s", data)
+	}
+}
