@@ -29,8 +29,10 @@ func TestSimulateWritesResultsAndTable(t *testing.T) {
 	if !strings.Contains(out, "fifo") || !strings.Contains(out, "mean JCT h") {
 		t.Errorf("no comparison table in output:\n%s", out)
 	}
-	files, _ := filepath.Glob(filepath.Join(dir, "[0-9a-f]*.json")) // not the manifest
-	if len(files) != 1 { // one policy, one seed (--seed replaces the file's two)
+	// One policy, one seed (--seed replaces the file's two); the pattern
+	// leaves out the grid's manifest.
+	files, _ := filepath.Glob(filepath.Join(dir, "[0-9a-f]*.json"))
+	if len(files) != 1 {
 		t.Fatalf("%d result files, want 1", len(files))
 	}
 	b, _ := os.ReadFile(files[0])
