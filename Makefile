@@ -43,10 +43,12 @@ vet: deps
 	@test -z "$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))" || { gofmt -l .; echo "gofmt needed"; exit 1; }
 	$(GO) vet ./...
 
+# FAIRBENCH_REQUIRE_TORCH makes the calibration tests fail, not skip, when
+# PyTorch is missing.
 test: test-deps vet
-	$(GO) test ./...
+	FAIRBENCH_REQUIRE_TORCH=1 $(GO) test ./...
 	$(GO) test -race ./solvers/lp/ ./sim/
-	CGO_ENABLED=0 $(GO) test ./solvers/lp/ ./models/ ./sim/
+	CGO_ENABLED=0 $(GO) test ./solvers/lp/ ./models/ ./sim/ ./calibrate/
 
 bench: deps
 	$(GO) test -run '^$$' -bench . -benchmem ./microbench/
