@@ -25,8 +25,14 @@ type Catalog struct {
 // is stored as 0 (cannot run there); keys absent from the file stay absent
 // (k80_unconsolidated has no ResNet-50 batch 64 or 128 at gangs 2-8). The file
 // also has gang-1 spread figures, equal to the consolidated ones; they are kept
-// as given. The file's 10,338 co-location pairs are not built in: read the
-// file with ReadGavelThroughputs to get them.
+// as given.
+//
+// Co-location pairs (catalogue_pairs.go, catalogue_pairs_gavel.go, generated
+// from the same file): Gavel's measured pairs of two single-GPU jobs sharing
+// one K80, P100 or V100 (2,028 pair figures, 147 of them 0: cannot run
+// together). The file's multi-GPU pairs are all [0, 0] placeholders and are
+// not built in (see catalogue_pairs.go); read the file with
+// ReadGavelThroughputs to get every pair as given.
 //
 // Sia figures (catalogue_sia.go, rows of the Sia artifact's placement traces,
 // Jayaram Subramanya et al., SOSP 2023): six apps (cifar10, imagenet, bert,
@@ -44,7 +50,7 @@ type Catalog struct {
 // batch; MemoryGB is 0 (unknown) throughout; StateGB = parameters × 4 bytes ×
 // (1 + optimizer slots) is set only where a parameter count could be cited
 // (the ResNet-18 and ResNet-50 types) and is 0 (unknown) elsewhere. Each
-// JobType.Source says which.
+// JobType.Source says which. (Why no memory figure: catalogue_pairs.go.)
 func Catalogue() Catalog {
 	m := NewMatrix()
 	for _, f := range catalogueGavelFigures {
@@ -52,6 +58,9 @@ func Catalogue() Catalog {
 		if err := m.Set(k, f.value, catalogueGavelSource); err != nil {
 			panic("models: built-in Gavel figure: " + err.Error())
 		}
+	}
+	if err := addGavelPairs(m); err != nil {
+		panic("models: built-in Gavel pair: " + err.Error())
 	}
 	if err := addSiaFigures(m); err != nil {
 		panic("models: built-in Sia figure: " + err.Error())

@@ -167,8 +167,10 @@ func TestCatalogueFigures(t *testing.T) {
 			t.Errorf("%s has %d figures, want none", g, perGPU[g])
 		}
 	}
-	if n := len(c.Matrix.PairKeys()); n != 0 {
-		t.Errorf("%d co-location pairs built in, want none", n)
+	// Gavel's single-GPU pairs (26 × 26 per GPU type; see
+	// catalogue_pairs_test.go).
+	if n := len(c.Matrix.PairKeys()); n != 3*26*26 {
+		t.Errorf("%d co-location pairs built in, want %d", n, 3*26*26)
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"fairbench/solvers/gandivafair"
 	"fairbench/solvers/isolated"
 	"fairbench/solvers/sjf"
+	"fairbench/solvers/sjfbsbf"
 	"fairbench/solvers/tiresias"
 )
 
@@ -23,6 +24,10 @@ func Default() *solvers.Registry {
 		{Name: isolated.Name, Summary: isolated.Summary, New: isolated.New},
 		{Name: gandivafair.Name, Summary: gandivafair.Summary, New: gandivafair.New},
 		{Name: gandivafair.NoTradeName, Summary: gandivafair.NoTradeSummary, New: gandivafair.NewNoTrade},
+		{Name: sjfbsbf.Name, Summary: sjfbsbf.Summary, New: sjfbsbf.New},
+		{Name: sjfbsbf.ConsolidatedName, Summary: sjfbsbf.ConsolidatedSummary, New: sjfbsbf.NewConsolidated},
+		{Name: sjfbsbf.FFSName, Summary: sjfbsbf.FFSSummary, New: sjfbsbf.NewFFS},
+		{Name: sjfbsbf.FFSConsolidatedName, Summary: sjfbsbf.FFSConsolidatedSummary, New: sjfbsbf.NewFFSConsolidated},
 	} {
 		if err := r.Register(e); err != nil {
 			panic("registry: " + err.Error())

@@ -38,7 +38,7 @@ func TestSimRandomWorkloads(t *testing.T) {
 		}
 	}
 	users := []models.User{{Name: "x", Weight: 1}, {Name: "y", Weight: 2}, {Name: "z", Weight: 1}}
-	names := []string{"fifo", "sjf", "srtf", "tiresias", "isolated"}
+	names := registry.Default().Names()
 	for seed := int64(1); seed <= 5; seed++ {
 		rng := rand.New(rand.NewSource(seed))
 		var jobs []models.Job
