@@ -46,8 +46,9 @@ type Summary struct {
 	// Unplaced counts placements dropped because the gang had to be spread
 	// and no spread throughput was measured.
 	Unplaced int `json:"unplaced"`
-	// DefaultSlowdowns counts GPU partners placed together without a pair
-	// figure in the matrix, which ran at Config.DefaultSlowdown.
+	// DefaultSlowdowns counts, per GPU shared, the partners placed together
+	// without a pair figure in the matrix, which ran at
+	// Config.DefaultSlowdown (a pair of 4-GPU jobs sharing counts 4).
 	DefaultSlowdowns int `json:"default_slowdowns,omitempty"`
 	Rounds           int `json:"rounds"`
 	Decisions        int `json:"decisions"`
