@@ -38,14 +38,14 @@ func Execute(r scenarios.Run, o Options) (*Outcome, error) {
 	if err != nil {
 		return nil, err
 	}
-	p, err := o.Registry.New(r.Policy, solvers.Config{Options: w.Options(r.Policy), Rand: scenarios.Stream(r.Seed, "policy")})
+	costs := sim.Costs{PerType: w.Restore, BandwidthGBps: w.BandwidthGBPerSecond}
+	p, err := o.Registry.New(r.Policy, solvers.Config{Options: w.Options(r.Policy), Rand: scenarios.Stream(r.Seed, "policy"), Restore: costs.Restore})
 	if err != nil {
 		return nil, fmt.Errorf("run %s: %w", r.ID, err)
 	}
 	cfg := sim.Config{
 		Cluster: w.Cluster, Users: w.Users, Jobs: w.Jobs, Matrix: w.Matrix, JobTypes: w.JobTypes,
-		Round: w.Round, Costs: sim.Costs{PerType: w.Restore, BandwidthGBps: w.BandwidthGBPerSecond},
-		Clock: o.Clock,
+		Round: w.Round, Costs: costs, Clock: o.Clock,
 	}
 	var log bytes.Buffer
 	if o.Events {

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"sort"
+	"time"
 
 	"github.com/go-viper/mapstructure/v2"
 
@@ -49,6 +50,11 @@ type Reporter interface {
 type Config struct {
 	Options map[string]any
 	Rand    *rand.Rand
+	// Restore, when set, is the checkpoint-restore time the simulator
+	// charges a job of the given type when it resumes or moves (the
+	// scenario's preemption settings), so a policy that prices switching
+	// (FFT) estimates exactly what the simulator will charge.
+	Restore func(models.JobType) time.Duration
 }
 
 // Decode copies c.Options into out (a pointer to an options struct with

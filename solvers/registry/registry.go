@@ -4,6 +4,7 @@ package registry
 
 import (
 	"fairbench/solvers"
+	"fairbench/solvers/fft"
 	"fairbench/solvers/fifo"
 	"fairbench/solvers/gandivafair"
 	"fairbench/solvers/isolated"
@@ -28,6 +29,8 @@ func Default() *solvers.Registry {
 		{Name: sjfbsbf.ConsolidatedName, Summary: sjfbsbf.ConsolidatedSummary, New: sjfbsbf.NewConsolidated},
 		{Name: sjfbsbf.FFSName, Summary: sjfbsbf.FFSSummary, New: sjfbsbf.NewFFS},
 		{Name: sjfbsbf.FFSConsolidatedName, Summary: sjfbsbf.FFSConsolidatedSummary, New: sjfbsbf.NewFFSConsolidated},
+		{Name: fft.Name, Summary: fft.Summary, New: fft.New, Claims: []string{"long-term-fairness", "regret", "starvation-bound"}},
+		{Name: fft.ExactName, Summary: fft.ExactSummary, New: fft.NewExact, Claims: []string{"long-term-fairness", "regret", "starvation-bound"}},
 	} {
 		if err := r.Register(e); err != nil {
 			panic("registry: " + err.Error())
