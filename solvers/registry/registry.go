@@ -7,6 +7,7 @@ import (
 	"fairbench/solvers/fft"
 	"fairbench/solvers/fifo"
 	"fairbench/solvers/gandivafair"
+	"fairbench/solvers/gavel"
 	"fairbench/solvers/isolated"
 	"fairbench/solvers/sjf"
 	"fairbench/solvers/sjfbsbf"
@@ -17,21 +18,21 @@ import (
 // is a programming error and panics.
 func Default() *solvers.Registry {
 	r := &solvers.Registry{}
-	for _, e := range []solvers.Entry{
+	for _, e := range append([]solvers.Entry{
 		{Name: fifo.Name, Summary: fifo.Summary, New: fifo.New},
 		{Name: sjf.Name, Summary: sjf.Summary, New: sjf.New},
 		{Name: sjf.SRTFName, Summary: sjf.SRTFSummary, New: sjf.NewSRTF},
 		{Name: tiresias.Name, Summary: tiresias.Summary, New: tiresias.New},
-		{Name: isolated.Name, Summary: isolated.Summary, New: isolated.New},
-		{Name: gandivafair.Name, Summary: gandivafair.Summary, New: gandivafair.New},
-		{Name: gandivafair.NoTradeName, Summary: gandivafair.NoTradeSummary, New: gandivafair.NewNoTrade},
+		{Name: isolated.Name, Summary: isolated.Summary, New: isolated.New, Claims: []string{"sharing-incentive", "envy-free", "strategy-proof"}},
+		{Name: gandivafair.Name, Summary: gandivafair.Summary, New: gandivafair.New, Claims: []string{"sharing-incentive", "share-convergence"}},
+		{Name: gandivafair.NoTradeName, Summary: gandivafair.NoTradeSummary, New: gandivafair.NewNoTrade, Claims: []string{"sharing-incentive", "share-convergence"}},
 		{Name: sjfbsbf.Name, Summary: sjfbsbf.Summary, New: sjfbsbf.New},
 		{Name: sjfbsbf.ConsolidatedName, Summary: sjfbsbf.ConsolidatedSummary, New: sjfbsbf.NewConsolidated},
 		{Name: sjfbsbf.FFSName, Summary: sjfbsbf.FFSSummary, New: sjfbsbf.NewFFS},
 		{Name: sjfbsbf.FFSConsolidatedName, Summary: sjfbsbf.FFSConsolidatedSummary, New: sjfbsbf.NewFFSConsolidated},
 		{Name: fft.Name, Summary: fft.Summary, New: fft.New, Claims: []string{"long-term-fairness", "regret", "starvation-bound"}},
 		{Name: fft.ExactName, Summary: fft.ExactSummary, New: fft.NewExact, Claims: []string{"long-term-fairness", "regret", "starvation-bound"}},
-	} {
+	}, gavel.Entries()...) { // the Gavel LP family: gavel-las, gavel-las-agnostic, gavel-ftf, ...
 		if err := r.Register(e); err != nil {
 			panic("registry: " + err.Error())
 		}

@@ -46,3 +46,14 @@ func TestDefault(t *testing.T) {
 		t.Error("Default is not deterministic")
 	}
 }
+
+// The Gavel family (issue 3) is registered under its names.
+func TestGavelRegistered(t *testing.T) {
+	r := registry.Default()
+	for _, n := range []string{"gavel-las", "gavel-las-agnostic", "gavel-ftf", "gavel-makespan",
+		"gavel-max-throughput", "gavel-hierarchical", "gavel-las-ss"} {
+		if _, ok := r.Lookup(n); !ok {
+			t.Errorf("%s is not registered (have %v)", n, r.Names())
+		}
+	}
+}

@@ -1,0 +1,13 @@
+package gavel
+
+import (
+	"fairbench/solvers"
+	"fairbench/solvers/lp"
+)
+
+// SetBackend replaces the LP backend of a Gavel policy (tests only).
+func SetBackend(p solvers.Policy, b lp.Solver) {
+	p.(interface{ setBackend(lp.Solver) }).setBackend(b)
+}
+
+func (b *base) setBackend(s lp.Solver) { b.backend = s }

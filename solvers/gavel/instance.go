@@ -1,0 +1,193 @@
+package gavel
+
+import (
+	"encoding/binary"
+	"math"
+	"sort"
+
+	"fairbench/models"
+)
+
+// instance is a snapshot as the LPs see it: the cluster's GPU types and
+// counts, and every active job's throughput on each type.
+type instance struct {
+	s     *models.Snapshot
+	types []string    // s.Cluster.TypeNames(), newest first
+	caps  []float64   // N_g, GPUs of each type
+	tput  [][]float64 // T[j][g] = s.Throughput(job j, type g): 0 where j cannot run
+}
+
+// newInstance reads s. A job that no type can run is an *UnrunnableError.
+func newInstance(policy string, s *models.Snapshot) (*instance, error) {
+	in := &instance{s: s, types: s.Cluster.TypeNames()}
+	in.caps = make([]float64, len(in.types))
+	for g, name := range in.types {
+		in.caps[g] = float64(s.Cluster.Capacity(name))
+	}
+	in.tput = make([][]float64, len(s.Jobs))
+	for i := range s.Jobs {
+		j := &s.Jobs[i]
+		row := make([]float64, len(in.types))
+		any := false
+		for g, name := range in.types {
+			row[g] = s.Throughput(&j.Job, name)
+			any = any || row[g] > 0
+		}
+		if !any {
+			return nil, unrunnable(policy, s, j)
+		}
+		in.tput[i] = row
+	}
+	return in, nil
+}
+
+// agnostic replaces every throughput by 1 where the job can run (and keeps
+// 0 where it cannot): the heterogeneity-agnostic view.
+func (in *instance) agnostic() *instance {
+	out := *in
+	out.tput = make([][]float64, len(in.tput))
+	for i, row := range in.tput {
+		out.tput[i] = make([]float64, len(row))
+		for g, t := range row {
+			if t > 0 {
+				out.tput[i][g] = 1
+			}
+		}
+	}
+	return &out
+}
+
+// n is the number of active jobs.
+func (in *instance) n() int { return len(in.s.Jobs) }
+
+// gang is d_j.
+func (in *instance) gang(i int) int { return in.s.Jobs[i].Gang }
+
+// normaliser is the throughput that job i's LP throughput is divided by in
+// the max-min policies: Gavel's proportional throughput or the equal share.
+func (in *instance) normaliser(kind string, i int) float64 {
+	if kind == NormEqualShare {
+		return equalShare(in.tput[i], in.caps, in.gang(i), 1/float64(in.n()))
+	}
+	return proportional(in.tput[i], in.caps, in.n())
+}
+
+// proportional is Gavel's ProportionalPolicy throughput
+// (scheduler/policies/proportional.py): every job gets x[g] = N_g / m of each
+// type, scaled down by the largest row sum so that Σ_g x[g] ≤ 1:
+//
+//	P = Σ_g T[g]·N_g / max(Σ_g N_g, m)
+//
+// with m the number of jobs. The gang does not enter (Gavel multiplies the
+// objective by the scale factor instead).
+func proportional(t, caps []float64, m int) float64 {
+	num, total := 0.0, 0.0
+	for g := range t {
+		num += t[g] * caps[g]
+		total += caps[g]
+	}
+	return num / math.Max(total, float64(m))
+}
+
+// equalShare is the throughput of a job with gang d on the fraction f of
+// every type, fastest types first: max Σ_g T[g]·x[g] subject to Σ_g x[g] ≤ 1
+// and d·x[g] ≤ f·N_g (models.EqualShareThroughput, for any throughput row).
+func equalShare(t, caps []float64, d int, f float64) float64 {
+	order := make([]int, 0, len(t))
+	for g := range t {
+		if t[g] > 0 {
+			order = append(order, g)
+		}
+	}
+	sort.SliceStable(order, func(a, b int) bool { return t[order[a]] > t[order[b]] })
+	left, tput := 1.0, 0.0
+	for _, g := range order {
+		x := math.Min(left, f*caps[g]/float64(d))
+		tput += t[g] * x
+		left -= x
+		if left <= 0 {
+			break
+		}
+	}
+	return tput
+}
+
+// equalShareX is the allocation behind equalShare: the per-type shares.
+func equalShareX(t, caps []float64, d int, f float64) []float64 {
+	x := make([]float64, len(t))
+	order := make([]int, 0, len(t))
+	for g := range t {
+		if t[g] > 0 {
+			order = append(order, g)
+		}
+	}
+	sort.SliceStable(order, func(a, b int) bool { return t[order[a]] > t[order[b]] })
+	left := 1.0
+	for _, g := range order {
+		x[g] = math.Min(left, f*caps[g]/float64(d))
+		left -= x[g]
+		if left <= 0 {
+			break
+		}
+	}
+	return x
+}
+
+// class is a set of active jobs that the LP cannot tell apart: the same
+// gang, throughputs and policy data (weights, normaliser, ...). The LP has one
+// set of per-job variables for the class; since the LP is symmetric in its
+// jobs and convex, some optimum gives them all the same shares, so this loses
+// nothing (see Options.Aggregate).
+type class struct {
+	jobs []int // indices into s.Jobs, in snapshot order
+}
+
+// rep is the class's first job, whose data stand for all of them.
+func (c class) rep() int { return c.jobs[0] }
+
+// size is the number of jobs in the class.
+func (c class) size() float64 { return float64(len(c.jobs)) }
+
+// keyer builds the key of a job's class from exact float bits.
+type keyer []byte
+
+func (k keyer) num(v float64) keyer {
+	return binary.LittleEndian.AppendUint64(k, math.Float64bits(v))
+}
+
+func (k keyer) nums(vs []float64) keyer {
+	for _, v := range vs {
+		k = k.num(v)
+	}
+	return k
+}
+
+func (k keyer) str(s string) keyer {
+	k = binary.LittleEndian.AppendUint64(k, uint64(len(s)))
+	return append(k, s...)
+}
+
+// group partitions the jobs 0..n−1 into classes of equal key, ordered by
+// their first job; without aggregate every job is its own class.
+func group(n int, aggregate bool, key func(i int) keyer) []class {
+	if !aggregate {
+		out := make([]class, n)
+		for i := range out {
+			out[i] = class{jobs: []int{i}}
+		}
+		return out
+	}
+	idx := map[string]int{}
+	var out []class
+	for i := 0; i < n; i++ {
+		k := string(key(i))
+		c, ok := idx[k]
+		if !ok {
+			c = len(out)
+			idx[k] = c
+			out = append(out, class{})
+		}
+		out[c].jobs = append(out[c].jobs, i)
+	}
+	return out
+}

@@ -1,0 +1,222 @@
+package gavel
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+	"time"
+
+	"fairbench/models"
+	"fairbench/solvers/lp"
+)
+
+// zeroShare is the share below which an LP value is taken to be 0 (solver
+// noise): far below models.FractionTolerance, so dropping it changes no sum
+// that the simulator or models.Feasible can see.
+const zeroShare = 1e-9
+
+// model is one LP over the classes of an instance, with the constraints
+// every Gavel policy shares. Its variables x[c][g] are the time share of
+// each job of class c on type g (a class shares its variables; see class):
+//
+//	x[c][g] ≥ 0, and no variable at all where T[c][g] = 0 (so x = 0 there)
+//	Σ_g x[c][g] ≤ 1                      for every class c   ("time" rows)
+//	Σ_c |c|·d_c·x[c][g] ≤ N_g            for every type g    ("capacity" rows)
+//
+// x has no upper bound of its own (the time row implies x ≤ 1), which keeps
+// the pure-Go backend's standard form small. Policies add their own
+// variables and rows.
+type model struct {
+	in      *instance
+	classes []class
+	p       lp.Problem
+	x       [][]int // x[c][g]: variable index, −1 where class c cannot run on g
+	timeRow []int   // per class
+	capRow  []int   // per type
+	shares  []int   // variables that are time shares (x and pair variables)
+	packing []int   // rows that cleaning must keep: time and capacity
+}
+
+func newModel(in *instance, classes []class, sense lp.Sense) *model {
+	m := &model{in: in, classes: classes, p: lp.Problem{Sense: sense}}
+	m.x = make([][]int, len(classes))
+	m.timeRow = make([]int, len(classes))
+	m.capRow = make([]int, len(in.types))
+	for g, name := range in.types {
+		m.capRow[g] = m.row("cap["+name+"]", math.Inf(-1), in.caps[g])
+	}
+	for c, cl := range classes {
+		r := cl.rep()
+		m.timeRow[c] = m.row("time["+strconv.Itoa(c)+"]", math.Inf(-1), 1)
+		m.x[c] = make([]int, len(in.types))
+		for g, name := range in.types {
+			m.x[c][g] = -1
+			if in.tput[r][g] <= 0 {
+				continue
+			}
+			v := m.share("x["+strconv.Itoa(c)+","+name+"]", 0)
+			m.x[c][g] = v
+			m.add(m.timeRow[c], v, 1)
+			m.add(m.capRow[g], v, cl.size()*float64(in.gang(r)))
+		}
+	}
+	m.packing = append(append(m.packing, m.capRow...), m.timeRow...)
+	return m
+}
+
+// variable adds a variable and returns its index.
+func (m *model) variable(name string, lo, hi, obj float64) int {
+	m.p.Vars = append(m.p.Vars, lp.Var{Name: name, Lower: lo, Upper: hi, Obj: obj})
+	return len(m.p.Vars) - 1
+}
+
+// share adds a time-share variable ≥ 0 with objective coefficient obj.
+func (m *model) share(name string, obj float64) int {
+	v := m.variable(name, 0, math.Inf(1), obj)
+	m.shares = append(m.shares, v)
+	return v
+}
+
+// row adds an empty row lo ≤ · ≤ hi and returns its index.
+func (m *model) row(name string, lo, hi float64) int {
+	m.p.Rows = append(m.p.Rows, lp.Row{Name: name, Lower: lo, Upper: hi})
+	return len(m.p.Rows) - 1
+}
+
+// add puts coef·x_v into row r.
+func (m *model) add(r, v int, coef float64) {
+	m.p.Rows[r].Coefs = append(m.p.Rows[r].Coefs, lp.Term{Var: v, Coef: coef})
+}
+
+// throughputRow adds the row Σ_g coef[g]·x[c][g] (the caller adds more
+// terms) with bounds lo and hi.
+func (m *model) throughputRow(name string, c int, coef []float64, lo, hi float64) int {
+	r := m.row(name, lo, hi)
+	for g, v := range m.x[c] {
+		if v >= 0 && coef[g] != 0 {
+			m.add(r, v, coef[g])
+		}
+	}
+	return r
+}
+
+// clean turns an LP solution into shares models.Feasible accepts: values
+// below zeroShare (negative noise included) become 0, and if any time or
+// capacity row is exceeded (solver tolerance), every share is scaled down by
+// the one factor min over those rows of bound / activity, which keeps every
+// row (all have non-negative coefficients and only an upper bound).
+func (m *model) clean(x []float64) []float64 {
+	v := append([]float64(nil), x...)
+	for _, i := range m.shares {
+		if v[i] < zeroShare {
+			v[i] = 0
+		}
+	}
+	f := 1.0
+	for _, r := range m.packing {
+		row := m.p.Rows[r]
+		act := 0.0
+		for _, t := range row.Coefs {
+			act += t.Coef * v[t.Var]
+		}
+		if act > row.Upper {
+			f = math.Min(f, row.Upper/act)
+		}
+	}
+	if f < 1 {
+		for _, i := range m.shares {
+			v[i] *= f
+		}
+	}
+	return v
+}
+
+// matrix is the per-job share of each class on each type under v.
+func (m *model) matrix(v []float64) [][]float64 {
+	out := make([][]float64, len(m.classes))
+	for c := range m.classes {
+		out[c] = make([]float64, len(m.in.types))
+		for g, idx := range m.x[c] {
+			if idx >= 0 {
+				out[c][g] = v[idx]
+			}
+		}
+	}
+	return out
+}
+
+// fractions expands the class shares of a cleaned solution to the jobs.
+func (m *model) fractions(v []float64) map[models.JobID]map[string]float64 {
+	return expand(m.in, m.classes, m.matrix(v))
+}
+
+// expand gives every job of class c the shares x[c]; zero shares are left
+// out.
+func expand(in *instance, classes []class, x [][]float64) map[models.JobID]map[string]float64 {
+	fr := map[models.JobID]map[string]float64{}
+	for c, cl := range classes {
+		for g, v := range x[c] {
+			if v == 0 {
+				continue
+			}
+			for _, i := range cl.jobs {
+				id := in.s.Jobs[i].ID
+				if fr[id] == nil {
+					fr[id] = map[string]float64{}
+				}
+				fr[id][in.types[g]] = v
+			}
+		}
+	}
+	return fr
+}
+
+// yield is Σ_g T[g]·x[g]: a job's throughput under shares x.
+func yield(t, x []float64) float64 {
+	y := 0.0
+	for g := range t {
+		y += t[g] * x[g]
+	}
+	return y
+}
+
+// solver runs the LP solves of one decision against one deadline.
+type solver struct {
+	policy   string
+	backend  lp.Solver
+	limit    time.Duration
+	deadline time.Time
+	solves   int
+}
+
+func (o Options) solver(policy string, backend lp.Solver) *solver {
+	sv := &solver{policy: policy, backend: backend, limit: o.TimeLimit}
+	if o.TimeLimit > 0 {
+		sv.deadline = time.Now().Add(o.TimeLimit)
+	}
+	return sv
+}
+
+// solve solves p to optimality within what is left of the time limit. The
+// limit reached (before or during the solve) is a *LimitError; any other
+// failure is an error naming the policy and the LP (what).
+func (sv *solver) solve(p *lp.Problem, what string) (lp.Result, error) {
+	sv.solves++
+	var o lp.Options
+	if sv.limit > 0 {
+		o.TimeLimit = time.Until(sv.deadline)
+		if o.TimeLimit <= 0 {
+			return lp.Result{}, &LimitError{Policy: sv.policy, Limit: sv.limit, Solves: sv.solves,
+				Err: fmt.Errorf("%w before the %s LP", lp.ErrLimit, what)}
+		}
+	}
+	res, err := sv.backend.Solve(p, o)
+	switch {
+	case errors.Is(err, lp.ErrLimit):
+		return lp.Result{}, &LimitError{Policy: sv.policy, Limit: sv.limit, Solves: sv.solves, Err: err}
+	case err != nil:
+		return lp.Result{}, fmt.Errorf("%s: %s LP (%d variables, %d rows): %w", sv.policy, what, len(p.Vars), len(p.Rows), err)
+	}
+	return res, nil
+}
