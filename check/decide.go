@@ -1,0 +1,265 @@
+package check
+
+import (
+	"errors"
+	"fmt"
+	"math"
+
+	"fairbench/models"
+	"fairbench/sim"
+	"fairbench/solvers"
+)
+
+// Subject is the policy under check: its name, the properties it claims,
+// and a factory that builds a fresh policy (fresh state) for every decision
+// or simulation.
+type Subject struct {
+	Name   string
+	Claims []string
+	// Options are the policy's options (written into counterexamples).
+	Options map[string]any
+	New     func() (solvers.Policy, error)
+	// Close releases what the subject holds (an external policy's process).
+	Close func() error
+}
+
+// SubjectOf is the registered policy name, built with options.
+func SubjectOf(reg *solvers.Registry, name string, options map[string]any) (*Subject, error) {
+	e, ok := reg.Lookup(name)
+	if !ok {
+		return nil, fmt.Errorf("unknown policy %q (known: %v)", name, reg.Names())
+	}
+	if _, err := reg.New(name, solvers.Config{Options: options}); err != nil {
+		return nil, err
+	}
+	return &Subject{Name: name, Claims: e.Claims, Options: options, New: func() (solvers.Policy, error) {
+		return reg.New(name, solvers.Config{Options: options})
+	}}, nil
+}
+
+// Mode says how a single-allocation property sees a policy.
+type Mode string
+
+const (
+	// Auto uses the realised shares when the policy answers with
+	// placements (Allocation.Run), and the decision itself otherwise (time
+	// fractions, or nothing at all).
+	Auto Mode = "auto"
+	// OneDecision checks the allocation of one Allocate call, as it is.
+	OneDecision Mode = "decision"
+	// Realised simulates the instance (every job present from the start,
+	// none finishing) for Config.Rounds rounds and checks the time-averaged
+	// shares the policy realised: x̄[j][g] = time on g / horizon. This is how
+	// integral and stateful policies (Gandiva_fair's stride scheduling,
+	// Tiresias) keep properties such as sharing incentive: over time, not in
+	// one round.
+	Realised Mode = "realised"
+)
+
+// Decision is one instance under check with what the policy did on it.
+type Decision struct {
+	Spec     *Spec // nil for a replayed file that is not spec-shaped
+	Instance *models.Instance
+	Snapshot *models.Snapshot
+	Division *models.Division
+	// Allocation is the policy's answer to one Allocate call.
+	Allocation models.Allocation
+	// Mode is the mode the outcome was measured in (OneDecision or Realised).
+	Mode Mode
+	// Outcome is the allocation in the division's terms.
+	Outcome *models.Outcome
+	// Infeasible is the constraint the allocation (or, realised, one of the
+	// simulation's allocations) breaks; nil when feasible.
+	Infeasible error
+	// PolicyErr is a failure of the policy (an error, a crash, a hang, a
+	// malformed answer): never a property violation.
+	PolicyErr error
+	// Mechanism reruns the policy on misreported speeds (strategy-proofness).
+	Mechanism models.Mechanism
+	// Relaxed is set in Realised mode when a job's gang exceeds one GPU:
+	// the time-sharing model the fairness predicates measure against is
+	// then a relaxation that no schedule of whole gangs may meet (2 GPUs, a
+	// 1-GPU job and a 2-GPU job: shares x₁ = 1 and x₂ = ½ fit Σ d·x ≤ N but
+	// the two cannot overlap), so sharing incentive, envy-freeness, Pareto
+	// efficiency and strategy-proofness do not judge the case (it counts as
+	// passing); feasibility still does.
+	Relaxed bool
+
+	cfg *Config
+	err error // a failure while checking a property (see Fail)
+}
+
+// Fail records a failure that is not a violation (a policy or solver error
+// met while checking); the checker reports it as an error.
+func (c *Decision) Fail(err error) { c.err = err }
+
+// Err is the failure recorded by Fail, or PolicyErr.
+func (c *Decision) Err() error {
+	if c.PolicyErr != nil {
+		return c.PolicyErr
+	}
+	return c.err
+}
+
+// decide runs the subject on one instance.
+func decide(subj *Subject, cfg *Config, in *models.Instance, spec *Spec) *Decision {
+	c := &Decision{Spec: spec, Instance: in, cfg: cfg}
+	snap, err := in.Snapshot(specTypes)
+	if err != nil {
+		c.PolicyErr = fmt.Errorf("instance: %w", err)
+		return c
+	}
+	c.Snapshot = snap
+	if c.Division, err = models.NewDivision(snap); err != nil {
+		c.PolicyErr = err
+		return c
+	}
+	p, err := subj.New()
+	if err != nil {
+		c.PolicyErr = err
+		return c
+	}
+	c.Allocation, err = p.Allocate(snap)
+	if err != nil {
+		c.PolicyErr = fmt.Errorf("policy %s: %w", subj.Name, err)
+		return c
+	}
+	c.Infeasible = models.Feasible(snap, c.Allocation)
+	c.Mode = cfg.Mode
+	if c.Mode == Auto || c.Mode == "" {
+		c.Mode = OneDecision
+		if len(c.Allocation.Run) > 0 {
+			c.Mode = Realised
+		}
+	}
+	mode := c.Mode
+	if mode == Realised {
+		for i := range snap.Jobs {
+			c.Relaxed = c.Relaxed || snap.Jobs[i].Gang > 1
+		}
+	}
+	outcome := func(snap *models.Snapshot, d *models.Division, a *models.Allocation) (*models.Outcome, error) {
+		if mode == Realised {
+			return realise(subj, cfg, snap, d)
+		}
+		if a == nil {
+			p, err := subj.New()
+			if err != nil {
+				return nil, err
+			}
+			alloc, err := p.Allocate(snap)
+			if err != nil {
+				return nil, fmt.Errorf("policy %s: %w", subj.Name, err)
+			}
+			if err := models.Feasible(snap, alloc); err != nil {
+				return nil, fmt.Errorf("policy %s: infeasible allocation on a misreport: %w", subj.Name, err)
+			}
+			a = &alloc
+		}
+		return models.OutcomeOf(snap, d, *a, cfg.Slowdown)
+	}
+	if c.Infeasible == nil || mode == Realised {
+		c.Outcome, err = outcome(snap, c.Division, &c.Allocation)
+		var v *models.Violation
+		switch {
+		case errors.As(err, &v):
+			c.Infeasible = err
+		case err != nil:
+			c.PolicyErr = err
+			return c
+		}
+	}
+	c.Mechanism = func(rep *models.Division) (*models.Outcome, error) {
+		rin := reported(in, rep)
+		rsnap, err := rin.Snapshot(specTypes)
+		if err != nil {
+			return nil, err
+		}
+		rd, err := models.NewDivision(rsnap)
+		if err != nil {
+			return nil, err
+		}
+		return outcome(rsnap, rd, nil)
+	}
+	return c
+}
+
+// reported copies in with every job's throughputs replaced by its speeds in
+// rep (a 0 removes the figure).
+func reported(in *models.Instance, rep *models.Division) *models.Instance {
+	c := *in
+	c.Jobs = append([]models.InstanceJob(nil), in.Jobs...)
+	byID := map[models.JobID]*models.DivisionJob{}
+	for i := range rep.Jobs {
+		byID[rep.Jobs[i].ID] = &rep.Jobs[i]
+	}
+	for k := range c.Jobs {
+		dj, ok := byID[c.Jobs[k].ID]
+		if !ok {
+			continue
+		}
+		tp := map[string]float64{}
+		for g, t := range dj.Speed {
+			if t > 0 {
+				tp[rep.Types[g]] = t
+			}
+		}
+		c.Jobs[k].Throughputs = tp
+		c.Jobs[k].Spread = nil
+	}
+	return &c
+}
+
+// realise simulates snap's jobs under a fresh policy for cfg.Rounds rounds,
+// every job present from time 0 and too large to finish, and returns the
+// realised outcome: X[j][g] = time on g / horizon, and K[j] = steps done /
+// Σ_g T[j][g]·time on g (below 1 when co-location or restores slowed it).
+func realise(subj *Subject, cfg *Config, snap *models.Snapshot, d *models.Division) (*models.Outcome, error) {
+	p, err := subj.New()
+	if err != nil {
+		return nil, err
+	}
+	round := snap.RoundLength
+	horizon := float64(cfg.Rounds) * round.Seconds()
+	var jobs []models.Job
+	for i := range snap.Jobs {
+		j := snap.Jobs[i].Job
+		j.Arrival = 0
+		_, best := snap.BestThroughput(&j)
+		// 1.5 horizons at the best speed: no job can finish in time.
+		j.Steps = math.Max(1, best*horizon*1.5)
+		jobs = append(jobs, j)
+	}
+	sc := sim.Config{Cluster: snap.Cluster, Users: snap.Users, Jobs: jobs, Matrix: snap.Matrix,
+		JobTypes: snap.JobTypes, Round: round, DefaultSlowdown: cfg.Slowdown}
+	tr, _, err := simulate(sc, p, []float64{horizon})
+	if err != nil {
+		return nil, fmt.Errorf("policy %s: %w", subj.Name, err)
+	}
+	o := models.NewOutcome(d)
+	at := tr.At[0]
+	for j := range d.Jobs {
+		st := at[d.Jobs[j].ID]
+		nominal := 0.0
+		for g, t := range d.Types {
+			o.X[j][g] = st.Time[t] / horizon
+			nominal += d.Jobs[j].Speed[g] * st.Time[t]
+		}
+		if nominal > 0 && math.Abs(st.Done-nominal) > 1e-9*nominal {
+			if o.K == nil {
+				o.K = make([][]float64, len(d.Jobs))
+				for i := range o.K {
+					o.K[i] = make([]float64, len(d.Types))
+					for g := range o.K[i] {
+						o.K[i][g] = 1
+					}
+				}
+			}
+			for g := range d.Types {
+				o.K[j][g] = st.Done / nominal
+			}
+		}
+	}
+	o.Hold(d)
+	return o, nil
+}

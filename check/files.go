@@ -1,0 +1,78 @@
+package check
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+
+	"fairbench/models"
+)
+
+// write saves res.Instance under the output folder as
+// <policy>-<property>-<8 hex digits of its content>.json and records the
+// path in res.Counterexample.
+func (r *runner) write(res *Result) error {
+	if r.cfg.OutDir == "" || res.Instance == nil {
+		return nil
+	}
+	path, err := WriteInstance(r.cfg.OutDir, fileStem(r.subj.Name)+"-"+res.Property, res.Instance)
+	if err != nil {
+		return err
+	}
+	res.Counterexample = path
+	return nil
+}
+
+// WriteInstance writes in as indented JSON to dir/<stem>-<hash>.json, the
+// hash over the content (so the same counterexample keeps its name), through
+// a temporary file and a rename; it returns the path.
+func WriteInstance(dir, stem string, in *models.Instance) (string, error) {
+	b, err := json.MarshalIndent(in, "", "  ")
+	if err != nil {
+		return "", fmt.Errorf("check: counterexample: %w", err)
+	}
+	b = append(b, '\n')
+	sum := sha256.Sum256(b)
+	path := filepath.Join(dir, stem+"-"+hex.EncodeToString(sum[:4])+".json")
+	return path, writeAtomic(path, b)
+}
+
+// writeAtomic writes b to path through a temporary file in the same folder.
+func writeAtomic(path string, b []byte) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return fmt.Errorf("check: %w", err)
+	}
+	f, err := os.CreateTemp(filepath.Dir(path), ".tmp-"+filepath.Base(path)+"-*")
+	if err != nil {
+		return fmt.Errorf("check: %w", err)
+	}
+	_, werr := f.Write(b)
+	cerr := f.Close()
+	if werr == nil {
+		werr = cerr
+	}
+	if werr == nil {
+		werr = os.Rename(f.Name(), path)
+	}
+	if werr != nil {
+		os.Remove(f.Name())
+		return fmt.Errorf("check: %s: %w", path, werr)
+	}
+	return nil
+}
+
+var unsafeName = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
+
+// fileStem makes a policy name usable in a file name ("exec:python3 p.py"
+// becomes "exec").
+func fileStem(name string) string {
+	if strings.HasPrefix(name, ExecPrefix) {
+		return "exec"
+	}
+	return strings.Trim(unsafeName.ReplaceAllString(name, "_"), "_")
+}
