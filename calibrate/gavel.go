@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 
 	"fairbench/models"
@@ -84,38 +82,4 @@ func EncodeGavel(m *models.Matrix) ([]byte, error) {
 		return nil, fmt.Errorf("calibrate: the throughput file written does not read back: %w", err)
 	}
 	return buf.Bytes(), nil
-}
-
-// WriteFileAtomic writes data to path through a temporary file in the same
-// folder and a rename, so that a reader, a crash or Ctrl-C never leaves a
-// partial file. (runs.WriteFileAtomic does the same; calibrate does not
-// import runs, which pulls in the simulator.)
-func WriteFileAtomic(path string, data []byte) error {
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("create %s: %w", dir, err)
-	}
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	name := tmp.Name()
-	_, werr := tmp.Write(data)
-	serr := tmp.Sync()
-	cerr := tmp.Close()
-	for _, e := range []error{werr, serr, cerr} {
-		if e != nil {
-			os.Remove(name)
-			return fmt.Errorf("write %s: %w", path, e)
-		}
-	}
-	if err := os.Chmod(name, 0o644); err != nil {
-		os.Remove(name)
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := os.Rename(name, path); err != nil {
-		os.Remove(name)
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return nil
 }

@@ -9,6 +9,8 @@ import (
 	"os"
 	"path/filepath"
 
+	"fairbench/internal/atomicfile"
+
 	"fairbench/models"
 )
 
@@ -105,7 +107,7 @@ func MergeFiles(target string, inputs []string, output string) (*MergeReport, er
 	if err != nil {
 		return nil, err
 	}
-	if err := WriteFileAtomic(output, data); err != nil {
+	if err := atomicfile.Write(output, data); err != nil {
 		return nil, fmt.Errorf("calibrate: %w", err)
 	}
 	return rep, nil

@@ -13,6 +13,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"fairbench/internal/atomicfile"
 )
 
 // workloadScript is torch_train.py, built into fairbench so that a binary
@@ -218,7 +220,7 @@ func (r *Runner) write(rec *Record) error {
 	if err != nil {
 		return err
 	}
-	if err := WriteFileAtomic(r.RecordPath(), data); err != nil {
+	if err := atomicfile.Write(r.RecordPath(), data); err != nil {
 		return fmt.Errorf("calibrate: %w", err)
 	}
 	m := rec.Matrix("fairbench calibration " + filepath.Base(r.RecordPath()))
@@ -229,7 +231,7 @@ func (r *Runner) write(rec *Record) error {
 	if err != nil {
 		return err
 	}
-	if err := WriteFileAtomic(r.MatrixPath(), gavel); err != nil {
+	if err := atomicfile.Write(r.MatrixPath(), gavel); err != nil {
 		return fmt.Errorf("calibrate: %w", err)
 	}
 	return nil

@@ -5,11 +5,11 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 
+	"fairbench/internal/atomicfile"
 	"fairbench/models"
 )
 
@@ -39,31 +39,7 @@ func WriteInstance(dir, stem string, in *models.Instance) (string, error) {
 	b = append(b, '\n')
 	sum := sha256.Sum256(b)
 	path := filepath.Join(dir, stem+"-"+hex.EncodeToString(sum[:4])+".json")
-	return path, writeAtomic(path, b)
-}
-
-// writeAtomic writes b to path through a temporary file in the same folder.
-func writeAtomic(path string, b []byte) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return fmt.Errorf("check: %w", err)
-	}
-	f, err := os.CreateTemp(filepath.Dir(path), ".tmp-"+filepath.Base(path)+"-*")
-	if err != nil {
-		return fmt.Errorf("check: %w", err)
-	}
-	_, werr := f.Write(b)
-	cerr := f.Close()
-	if werr == nil {
-		werr = cerr
-	}
-	if werr == nil {
-		werr = os.Rename(f.Name(), path)
-	}
-	if werr != nil {
-		os.Remove(f.Name())
-		return fmt.Errorf("check: %s: %w", path, werr)
-	}
-	return nil
+	return path, atomicfile.Write(path, b)
 }
 
 var unsafeName = regexp.MustCompile(`[^A-Za-z0-9._-]+`)

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"time"
 
+	"fairbench/internal/atomicfile"
+
 	"fairbench/scenarios"
 	"fairbench/sim"
 	"fairbench/solvers"
@@ -78,11 +80,11 @@ func Write(dir string, out *Outcome) error {
 	if err := JobsCSV(&jobs, r.Result); err != nil {
 		return err
 	}
-	if err := WriteFileAtomic(base+".jobs.csv", jobs.Bytes()); err != nil {
+	if err := atomicfile.Write(base+".jobs.csv", jobs.Bytes()); err != nil {
 		return err
 	}
 	if len(out.Events) > 0 {
-		if err := WriteFileAtomic(base+".events.jsonl", out.Events); err != nil {
+		if err := atomicfile.Write(base+".events.jsonl", out.Events); err != nil {
 			return err
 		}
 	}
@@ -91,7 +93,7 @@ func Write(dir string, out *Outcome) error {
 		if err := TimingCSV(&t, r.Result); err != nil {
 			return err
 		}
-		if err := WriteFileAtomic(base+".timing.csv", t.Bytes()); err != nil {
+		if err := atomicfile.Write(base+".timing.csv", t.Bytes()); err != nil {
 			return err
 		}
 	}
@@ -104,5 +106,5 @@ func Write(dir string, out *Outcome) error {
 	if err != nil {
 		return err
 	}
-	return WriteFileAtomic(base+".json", b)
+	return atomicfile.Write(base+".json", b)
 }

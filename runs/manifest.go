@@ -10,6 +10,8 @@ import (
 	"sort"
 	"strings"
 
+	"fairbench/internal/atomicfile"
+
 	"fairbench/scenarios"
 )
 
@@ -55,7 +57,7 @@ func WriteManifest(dir string, runs []scenarios.Run, version string) error {
 	if err != nil {
 		return err
 	}
-	return WriteFileAtomic(filepath.Join(dir, ManifestName(m.Grid)), append(b, '\n'))
+	return atomicfile.Write(filepath.Join(dir, ManifestName(m.Grid)), append(b, '\n'))
 }
 
 // readManifest reads one manifest file.

@@ -14,6 +14,8 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"fairbench/internal/atomicfile"
+
 	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
@@ -397,10 +399,10 @@ the method and errors); they are estimates, not measurements.`,
 					return err
 				}
 				side, _ := json.MarshalIndent(out, "", "  ")
-				if err := calibrate.WriteFileAtomic(output, gav); err != nil {
+				if err := atomicfile.Write(output, gav); err != nil {
 					return err
 				}
-				if err := calibrate.WriteFileAtomic(strings.TrimSuffix(output, filepath.Ext(output))+".extrapolation.json", append(side, '\n')); err != nil {
+				if err := atomicfile.Write(strings.TrimSuffix(output, filepath.Ext(output))+".extrapolation.json", append(side, '\n')); err != nil {
 					return err
 				}
 			}

@@ -23,6 +23,8 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"fairbench/internal/atomicfile"
+
 	"go.yaml.in/yaml/v3"
 
 	"fairbench/reports"
@@ -148,11 +150,11 @@ func Run(name string, o Options) (*Outcome, error) {
 		scenFile = filepath.Join(scenDir, e.Name+".quick.yaml")
 	}
 	if e.Trace != nil {
-		if err := runs.WriteFileAtomic(filepath.Join(scenDir, e.TraceFile), e.Trace(o.Quick)); err != nil {
+		if err := atomicfile.Write(filepath.Join(scenDir, e.TraceFile), e.Trace(o.Quick)); err != nil {
 			return nil, fmt.Errorf("reproduce %s: %w", e.Name, err)
 		}
 	}
-	if err := runs.WriteFileAtomic(scenFile, data); err != nil {
+	if err := atomicfile.Write(scenFile, data); err != nil {
 		return nil, fmt.Errorf("reproduce %s: %w", e.Name, err)
 	}
 	g, err := scenarios.Load(scenFile)

@@ -1,4 +1,7 @@
-package runs
+// Package atomicfile writes files so that a reader, a crash or Ctrl-C never
+// sees a partial one: results, profiles, reports and counterexamples all go
+// through it.
+package atomicfile
 
 import (
 	"fmt"
@@ -6,10 +9,10 @@ import (
 	"path/filepath"
 )
 
-// WriteFileAtomic writes data to path through a temporary file in the same
+// Write writes data to path through a temporary file in the same
 // folder and a rename, so that a reader (or a crash) never sees a partial
 // file.
-func WriteFileAtomic(path string, data []byte) error {
+func Write(path string, data []byte) error {
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("create %s: %w", dir, err)
