@@ -38,11 +38,12 @@ import (
 	"go/format"
 	"math"
 	"os"
-	"path/filepath"
 	"regexp"
 	"sort"
 	"strconv"
 	"strings"
+
+	"fairbench/internal/atomicfile"
 )
 
 func main() {
@@ -72,26 +73,7 @@ func run(in, out string) error {
 	if err != nil {
 		return err
 	}
-	// Write to a temporary file, then rename, so a failure leaves nothing
-	// half-written.
-	tmp, err := os.CreateTemp(filepath.Dir(out), ".genpairs-*")
-	if err != nil {
-		return err
-	}
-	if _, err := tmp.Write(src); err != nil {
-		tmp.Close()
-		os.Remove(tmp.Name())
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		os.Remove(tmp.Name())
-		return err
-	}
-	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
-		os.Remove(tmp.Name())
-		return err
-	}
-	return os.Rename(tmp.Name(), out)
+	return atomicfile.Write(out, src)
 }
 
 // pair is one unordered pair of job types sharing a GPU: a's throughput
