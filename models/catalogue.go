@@ -1,5 +1,10 @@
 package models
 
+import (
+	"fmt"
+	"strings"
+)
+
 //go:generate go run ./internal/gencatalogue -in ../../shared/data/gavel/simulation_throughputs.json -out catalogue_gavel.go
 
 // Catalog is a set of GPU types, job types and throughput figures.
@@ -81,4 +86,24 @@ type gavelFigure struct {
 	gang      int
 	placement Placement
 	value     float64 // steps per second
+}
+
+// WithGPUTypes returns a copy of c that also knows the GPU types extra (a
+// generation the catalogue lacks, declared by a scenario). Each must be
+// valid and its name new, up to case.
+func (c Catalog) WithGPUTypes(extra []GPUType) (Catalog, error) {
+	out := c
+	out.GPUTypes = append([]GPUType(nil), c.GPUTypes...)
+	for i, t := range extra {
+		if err := t.Validate(); err != nil {
+			return Catalog{}, fmt.Errorf("gpu_types[%d]: %w", i, err)
+		}
+		for _, o := range out.GPUTypes {
+			if strings.EqualFold(o.Name, t.Name) {
+				return Catalog{}, fmt.Errorf("gpu_types[%d]: %q is already a GPU type", i, t.Name)
+			}
+		}
+		out.GPUTypes = append(out.GPUTypes, t)
+	}
+	return out, nil
 }

@@ -55,11 +55,18 @@ const gavelIsolated = "null"
 // or a file without any figure. JSON has no NaN or Infinity; Python writes
 // them as bare words, which are reported as malformed JSON at their line.
 func ReadGavelThroughputs(r io.Reader, name string) (*Matrix, error) {
+	return ReadGavelThroughputsFor(r, name, catalogueGPUTypes)
+}
+
+// ReadGavelThroughputsFor is ReadGavelThroughputs with the GPU types a key
+// may name given: the catalogue's plus those a scenario declares (a new
+// generation measured by calibration).
+func ReadGavelThroughputsFor(r io.Reader, name string, types []GPUType) (*Matrix, error) {
 	data, err := io.ReadAll(r)
 	if err != nil {
 		return nil, fmt.Errorf("models: gavel throughputs %s: read: %w", name, err)
 	}
-	p := gavelParser{name: name, source: "Gavel-format throughput file " + name, m: NewMatrix()}
+	p := gavelParser{name: name, source: "Gavel-format throughput file " + name, m: NewMatrix(), types: types}
 	if err := p.parse(data); err != nil {
 		return nil, err
 	}
@@ -70,6 +77,7 @@ type gavelParser struct {
 	name   string
 	source string
 	m      *Matrix
+	types  []GPUType // the GPU types a key may name
 }
 
 // gavelMember is one key/value pair of a JSON object, in file order.
@@ -104,7 +112,7 @@ func (p *gavelParser) parse(data []byte) error {
 	}
 	seenGPU := map[string]string{} // "K80/spread" → the JSON key that set it
 	for _, g := range gpus {
-		gpu, pl, err := gavelGPU(g.key)
+		gpu, pl, err := gavelGPU(g.key, p.types)
 		if err != nil {
 			return p.errorf([]string{g.key}, "%v", err)
 		}
@@ -333,14 +341,14 @@ func gavelPair(raw json.RawMessage) (float64, float64, error) {
 	return self, other, nil
 }
 
-// gavelGPU maps a top-level key to a catalogue GPU type name and placement.
-func gavelGPU(key string) (string, Placement, error) {
+// gavelGPU maps a top-level key to one of types' names and a placement.
+func gavelGPU(key string, types []GPUType) (string, Placement, error) {
 	base, pl := key, Consolidated
 	if strings.HasSuffix(strings.ToLower(key), gavelUnconsolidated) {
 		base, pl = key[:len(key)-len(gavelUnconsolidated)], Spread
 	}
 	var names []string
-	for _, t := range catalogueGPUTypes {
+	for _, t := range types {
 		if strings.EqualFold(base, t.Name) {
 			return t.Name, pl, nil
 		}

@@ -61,7 +61,10 @@ func (w *Workload) Options(policy string) map[string]any { return w.PolicyOption
 func (s *Spec) Build(seed int64) (*Workload, error) {
 	cat := s.cat
 	if cat == nil {
-		c := models.Catalogue()
+		c, err := declareGPUTypes(models.Catalogue(), map[string]any{"gpu_types": s.gpuTypesAny()}, nil, s.src)
+		if err != nil {
+			return nil, err
+		}
 		cat = &c
 	}
 	var fileMatrix *models.Matrix
@@ -70,7 +73,7 @@ func (s *Spec) Build(seed int64) (*Workload, error) {
 		if err != nil {
 			return nil, s.src.locate(errf("throughputs", "%v", err))
 		}
-		if fileMatrix, err = models.ReadGavelThroughputs(bytes.NewReader(data), s.Throughputs); err != nil {
+		if fileMatrix, err = models.ReadGavelThroughputsFor(bytes.NewReader(data), s.Throughputs, cat.GPUTypes); err != nil {
 			return nil, s.src.locate(errf("throughputs", "%v", err))
 		}
 	}

@@ -142,9 +142,12 @@ func newGrid(data []byte, name string, cat models.Catalog, check bool) (*Grid, e
 	if err := root.Decode(&base); err != nil {
 		return nil, &Error{File: name, Line: root.Line, Reason: err.Error()}
 	}
+	src := &source{file: name, dir: filepath.Dir(name), lines: w.lines}
+	if cat, err = declareGPUTypes(cat, m, w.axes, src); err != nil {
+		return nil, err
+	}
 	g := &Grid{
-		File: name, Base: base, tmpl: m, axes: w.axes, cat: cat, check: check,
-		src: &source{file: name, dir: filepath.Dir(name), lines: w.lines},
+		File: name, Base: base, tmpl: m, axes: w.axes, cat: cat, check: check, src: src,
 	}
 	if err := g.checkTemplate(); err != nil {
 		return nil, err
@@ -292,6 +295,7 @@ func (g *Grid) expand() error {
 		}
 	}
 	files := newInputCache()
+	files.gpuTypes = g.cat.GPUTypes
 	files.catalogue = newFigures(g.cat, nil)
 	catFP := catalogueFingerprint(g.cat)
 	point := make([]int, len(g.axes))
@@ -564,7 +568,8 @@ func catalogueFingerprint(cat models.Catalog) string {
 // inputCache reads each referenced file once per grid.
 type inputCache struct {
 	files     map[string]*inputFile
-	catalogue *figures // the catalogue alone
+	catalogue *figures         // the catalogue alone
+	gpuTypes  []models.GPUType // the GPU types a throughputs file may name
 }
 
 type inputFile struct {
@@ -591,7 +596,7 @@ func (c *inputCache) get(path string, throughputs bool) (*inputFile, error) {
 	sum := sha256.Sum256(data)
 	f.sha = hex.EncodeToString(sum[:])
 	if throughputs {
-		f.matrix, f.err = models.ReadGavelThroughputs(bytes.NewReader(data), path)
+		f.matrix, f.err = models.ReadGavelThroughputsFor(bytes.NewReader(data), path, c.gpuTypes)
 	}
 	return f, f.err
 }
@@ -612,4 +617,28 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// declareGPUTypes adds the file's gpu_types to the catalogue. They hold for
+// the whole grid, so none of their fields may be a grid axis.
+func declareGPUTypes(cat models.Catalog, tmpl map[string]any, axes []*axisDef, src *source) (models.Catalog, error) {
+	for _, a := range axes {
+		if strings.HasPrefix(a.path, "gpu_types") {
+			return cat, src.locate(errf(a.path, "may not be a grid axis (gpu_types hold for the whole grid)"))
+		}
+	}
+	list, _ := tmpl["gpu_types"].([]any)
+	var extra []models.GPUType
+	for i, v := range list {
+		var t GPUTypeSpec
+		if err := mapstructure.Decode(v, &t); err != nil {
+			return cat, src.locate(errf(index("gpu_types", i), "%v", err))
+		}
+		extra = append(extra, models.GPUType{Name: t.Name, MemoryGB: t.MemoryGB, Rank: t.Rank, Source: t.Source})
+	}
+	out, err := cat.WithGPUTypes(extra)
+	if err != nil {
+		return cat, src.locate(errf("gpu_types", "%v", strings.TrimPrefix(err.Error(), "gpu_types")))
+	}
+	return out, nil
 }

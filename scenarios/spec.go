@@ -44,6 +44,14 @@ type Spec struct {
 	// default 360 (Gavel's 6-minute rounds); must be > 0.
 	RoundSeconds int `mapstructure:"round_seconds" json:"round_seconds"`
 
+	// GPUTypes declares GPU types the catalogue lacks — a new generation
+	// measured with `fairbench calibrate` — so that cluster.servers and a
+	// throughputs file may name them. Each needs a name new to the
+	// catalogue (up to case) and a positive memory_gb; rank orders
+	// generations (the catalogue's run 1 for K80 to 9 for H200). Optional;
+	// no grid axes inside.
+	GPUTypes []GPUTypeSpec `mapstructure:"gpu_types" json:"gpu_types,omitempty"`
+
 	// Cluster lists the servers. Required.
 	Cluster ClusterSpec `mapstructure:"cluster" json:"cluster"`
 
@@ -87,6 +95,24 @@ type Spec struct {
 
 	src *source         // where the spec was read, for error lines; nil when built in code
 	cat *models.Catalog // the catalogue it was checked against; nil: models.Catalogue()
+}
+
+// GPUTypeSpec declares one GPU type.
+type GPUTypeSpec struct {
+	Name     string  `mapstructure:"name" json:"name"`
+	MemoryGB float64 `mapstructure:"memory_gb" json:"memory_gb"`
+	Rank     int     `mapstructure:"rank" json:"rank"`
+	// Source says where the memory figure comes from (a datasheet).
+	Source string `mapstructure:"source" json:"source,omitempty"`
+}
+
+// gpuTypesAny is GPUTypes in the template's untyped form.
+func (s *Spec) gpuTypesAny() []any {
+	var out []any
+	for _, t := range s.GPUTypes {
+		out = append(out, map[string]any{"name": t.Name, "memory_gb": t.MemoryGB, "rank": t.Rank, "source": t.Source})
+	}
+	return out
 }
 
 // ClusterSpec is the cluster as groups of identical servers.
