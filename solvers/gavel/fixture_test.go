@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"fairbench/solvers/internal/policytest"
+
 	"fairbench/models"
 	"fairbench/sim"
 	"fairbench/solvers"
@@ -56,18 +58,7 @@ func cluster(t testing.TB, servers ...models.Server) *models.Cluster {
 // alike.
 func matrix(t testing.TB) *models.Matrix {
 	t.Helper()
-	m := models.NewMatrix()
-	for jt, byGPU := range rates {
-		for g, r := range byGPU {
-			for gang := 1; gang <= 16; gang++ {
-				for _, p := range []models.Placement{models.Consolidated, models.Spread} {
-					if err := m.Set(models.Key{Job: jt, GPU: g, Gang: gang, Placement: p}, r, "test fixture"); err != nil {
-						t.Fatal(err)
-					}
-				}
-			}
-		}
-	}
+	m := policytest.MatrixOf(t, rates)
 	for k, v := range pairRates {
 		for gang := 1; gang <= 16; gang++ {
 			for _, p := range []models.Placement{models.Consolidated, models.Spread} {

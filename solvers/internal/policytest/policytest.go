@@ -43,6 +43,7 @@ func Snap(t testing.TB, now time.Duration, users []models.User, servers []models
 		Jobs: jobs, Matrix: Matrix(t), JobTypes: map[string]models.JobType{}}
 }
 
+// Cluster is a cluster of the fixture's GPU types.
 func Cluster(t testing.TB, servers []models.Server) *models.Cluster {
 	t.Helper()
 	c, err := models.NewCluster(GPUTypes, servers)
@@ -53,10 +54,15 @@ func Cluster(t testing.TB, servers []models.Server) *models.Cluster {
 }
 
 // Matrix holds Rates for gangs 1–16, consolidated and spread alike.
-func Matrix(t testing.TB) *models.Matrix {
+func Matrix(t testing.TB) *models.Matrix { t.Helper(); return MatrixOf(t, Rates) }
+
+// MatrixOf holds rates (steps per second per job type and GPU type) for
+// gangs 1–16, consolidated and spread alike: the same figure at every gang
+// keeps hand arithmetic simple.
+func MatrixOf(t testing.TB, rates map[string]map[string]float64) *models.Matrix {
 	t.Helper()
 	m := models.NewMatrix()
-	for jt, byGPU := range Rates {
+	for jt, byGPU := range rates {
 		for g, r := range byGPU {
 			for gang := 1; gang <= 16; gang++ {
 				for _, p := range []models.Placement{models.Consolidated, models.Spread} {
