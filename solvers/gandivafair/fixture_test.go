@@ -45,8 +45,7 @@ func cluster(t testing.TB, servers ...models.Server) *models.Cluster {
 // matrix holds rates for gangs 1–16, consolidated and spread alike.
 func matrix(t testing.TB) *models.Matrix {
 	t.Helper()
-	m := policytest.MatrixOf(t, rates)
-	return m
+	return policytest.MatrixOf(t, rates)
 }
 
 func sec(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }
