@@ -6,7 +6,6 @@ import (
 	"math"
 	"time"
 
-	"gonum.org/v1/gonum/mat"
 )
 
 // Interior solves LPs with a primal-dual interior-point method and returns
@@ -153,6 +152,7 @@ type ipmProblem struct {
 	rows  [][]Term  // over free variable indices
 	h, w  []float64 // per row
 	c, v  []float64 // per free variable
+	dense bool      // always factor the normal equations densely (tests)
 }
 
 // newIPMProblem builds the inequality form; nil when a row left without
@@ -395,54 +395,26 @@ func (q *ipmProblem) finish(s Status, st ipmState, e []float64) (Status, []float
 //	[ G   −D²    ] [dz] = [bz]
 //
 // through the normal equations (GᵀΩD⁻²G) dx = V·bx + GᵀΩD⁻²·bz, with D² =
-// diag(s/z) the Nesterov–Todd scaling (D = I for the start).
+// diag(s/z) the Nesterov–Todd scaling (D = I for the start); see normal.go.
 type ipmKKT struct {
-	state ipmState
-	chol  mat.Cholesky
-	n     int
-	d2    []float64
-	h     *mat.SymDense
+	state  ipmState
+	layout *arrowLayout // nil: dense
+	fact   normalFactor
+	n      int
+	d2     []float64
 }
 
 // factor forms and factors GᵀΩD⁻²G for the scaling d2.
 func (k *ipmKKT) factor(q *ipmProblem, d2 []float64) error {
-	n := len(q.c)
-	if k.h == nil {
-		k.h = mat.NewSymDense(n, nil)
-	}
-	h := k.h
-	for i := range n {
-		for j := i; j < n; j++ {
-			h.SetSym(i, j, 0)
+	k.n, k.d2 = len(q.c), d2
+	var err error
+	if k.layout != nil {
+		if k.fact, err = factorArrow(q, k.layout, d2); err == nil {
+			return nil
 		}
 	}
-	maxDiag := 0.0
-	for i, r := range q.rows {
-		f := q.w[i] / d2[i]
-		for a, ta := range r {
-			for _, tb := range r[a:] {
-				i0, j0 := ta.Var, tb.Var
-				if i0 > j0 {
-					i0, j0 = j0, i0
-				}
-				h.SetSym(i0, j0, h.At(i0, j0)+f*ta.Coef*tb.Coef)
-			}
-		}
-	}
-	for i := range n {
-		maxDiag = math.Max(maxDiag, h.At(i, i))
-	}
-	// A ridge far below the scale of the matrix keeps the factorisation
-	// defined when a variable has no row left to bound it; iterative
-	// refinement against the unregularised matrix removes its effect.
-	for i := range n {
-		h.SetSym(i, i, h.At(i, i)+ipmTiny*math.Max(1, maxDiag))
-	}
-	k.n, k.d2 = n, d2
-	if ok := k.chol.Factorize(h); !ok {
-		return errors.New("normal equations are not positive definite")
-	}
-	return nil
+	k.fact, err = factorDense(q, d2)
+	return err
 }
 
 // solve returns dx, dz for the right-hand side (bx, bz).
@@ -469,15 +441,15 @@ func (k *ipmKKT) solve(q *ipmProblem, bx, bz []float64) ([]float64, []float64) {
 }
 
 // normalSolve solves (GᵀΩD⁻²G) dx = rhs, refining the answer against the
-// matrix without the ridge while the residual shrinks (at most 8 rounds):
-// near the optimum the matrix is ill-conditioned, and where the LP is
-// degenerate the iterates move along directions only this accuracy fixes.
+// matrix itself while the residual shrinks (at most 8 rounds): near the
+// optimum the matrix is ill-conditioned, and where the LP is degenerate the
+// iterates move along directions only this accuracy fixes.
 func (k *ipmKKT) normalSolve(q *ipmProblem, rhs []float64) []float64 {
-	var v mat.VecDense
-	if err := k.chol.SolveVecTo(&v, mat.NewVecDense(k.n, rhs)); err != nil {
+	x, ok := k.fact.solve(rhs)
+	if !ok {
 		return make([]float64, k.n)
 	}
-	x := append([]float64(nil), v.RawVector().Data...)
+	x = append([]float64(nil), x...)
 	last := math.Inf(1)
 	for range 8 {
 		gx := q.g(x)
@@ -495,11 +467,12 @@ func (k *ipmKKT) normalSolve(q *ipmProblem, rhs []float64) []float64 {
 			break
 		}
 		last = norm
-		if err := k.chol.SolveVecTo(&v, mat.NewVecDense(k.n, r)); err != nil {
+		d, ok := k.fact.solve(r)
+		if !ok {
 			break
 		}
 		for j := range x {
-			x[j] += v.AtVec(j)
+			x[j] += d[j]
 		}
 	}
 	return x
@@ -510,6 +483,9 @@ func (k *ipmKKT) normalSolve(q *ipmProblem, rhs []float64) []float64 {
 // into the orthant.
 func (q *ipmProblem) start() (*ipmKKT, error) {
 	k := &ipmKKT{}
+	if !q.dense {
+		k.layout = newArrowLayout(q)
+	}
 	ones := make([]float64, len(q.rows))
 	for i := range ones {
 		ones[i] = 1
