@@ -138,7 +138,7 @@ func TestTimeLimit(t *testing.T) {
 		a, err := p.Allocate(s)
 		check(n, a, err, 1)
 
-		p = build(t, n, nil)
+		p = build(t, n, map[string]any{"solution": "vertex"})
 		gavel.SetBackend(p, &limitSolver{at: 1})
 		a, err = p.Allocate(s)
 		check(n, a, err, 1)

@@ -78,14 +78,11 @@ type ftfHist struct {
 // NewFTF builds gavel-ftf from FTFOptions.
 func NewFTF(c solvers.Config) (solvers.Policy, error) {
 	o := FTFOptions{Options: defaultOptions(), Tolerance: DefaultTolerance, MaxBisections: DefaultMaxBisections}
-	if err := decode(FTFName, c, &o); err != nil {
-		return nil, err
-	}
-	b, err := o.validate(FTFName)
+	b, err := newBase(FTFName, c, &o, false)
 	if err != nil {
 		return nil, err
 	}
-	return &FTF{base: base{name: FTFName, opt: o.Options, backend: b}, tolerance: o.Tolerance,
+	return &FTF{base: b, tolerance: o.Tolerance,
 		maxSteps: o.MaxBisections, hist: map[models.JobID]ftfHist{}}, nil
 }
 
@@ -106,13 +103,11 @@ func (f ftfJob) rho(y float64) float64 {
 
 // Allocate runs the bisection above.
 func (p *FTF) Allocate(s *models.Snapshot) (models.Allocation, error) {
-	p.objective = 0
-	if len(s.Jobs) == 0 {
-		clear(p.hist)
-		return models.Allocation{}, nil
-	}
-	in, err := newInstance(p.name, s)
-	if err != nil {
+	in, err := p.open(s)
+	if in == nil {
+		if err == nil {
+			clear(p.hist)
+		}
 		return models.Allocation{}, err
 	}
 	n := in.n()
@@ -147,7 +142,7 @@ func (p *FTF) Allocate(s *models.Snapshot) (models.Allocation, error) {
 		hi = math.Max(hi, jobs[r].rho(yield(in.tput[r], best[c])))
 	}
 
-	m := newModel(in, classes, lp.Maximize)
+	m := newModel(in, classes, lp.Maximize, false)
 	sv := m.variable("s", 0, 2, 1)
 	rows := make([]int, len(classes)) // −1 for classes without steps left
 	for c, cl := range classes {
@@ -157,7 +152,7 @@ func (p *FTF) Allocate(s *models.Snapshot) (models.Allocation, error) {
 			m.add(rows[c], sv, -1) // coefficient −q_c(ρ), set per step
 		}
 	}
-	run := p.opt.solver(p.name, p.backend)
+	run := p.solver()
 	for step := 0; step < p.maxSteps && hi-lo > p.tolerance*hi; step++ {
 		rho := (lo + hi) / 2
 		for c, cl := range classes {

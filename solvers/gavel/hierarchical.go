@@ -83,14 +83,11 @@ type Hierarchical struct {
 // NewHierarchical builds gavel-hierarchical from HierarchicalOptions.
 func NewHierarchical(c solvers.Config) (solvers.Policy, error) {
 	o := HierarchicalOptions{MaxMinOptions: defaultMaxMin(), Slack: DefaultSlack}
-	if err := decode(HierarchicalName, c, &o); err != nil {
-		return nil, err
-	}
-	b, err := o.validate(HierarchicalName)
+	b, err := newBase(HierarchicalName, c, &o, false)
 	if err != nil {
 		return nil, err
 	}
-	return &Hierarchical{base: base{name: HierarchicalName, opt: o.Options, backend: b},
+	return &Hierarchical{base: b,
 		normaliser: o.Normaliser, slack: o.Slack}, nil
 }
 
@@ -110,12 +107,8 @@ type wfClass struct {
 
 // Allocate runs the water filling above.
 func (p *Hierarchical) Allocate(s *models.Snapshot) (models.Allocation, error) {
-	p.objective = 0
-	if len(s.Jobs) == 0 {
-		return models.Allocation{}, nil
-	}
-	in, err := newInstance(p.name, s)
-	if err != nil {
+	in, err := p.open(s)
+	if in == nil {
 		return models.Allocation{}, err
 	}
 	users := make(map[string]int, len(s.Users))
@@ -160,7 +153,7 @@ func (p *Hierarchical) Allocate(s *models.Snapshot) (models.Allocation, error) {
 		}
 	}
 
-	run := p.opt.solver(p.name, p.backend)
+	run := p.solver()
 	var final *model
 	var shares []float64
 	left := len(classes)
@@ -208,7 +201,7 @@ func (p *Hierarchical) Allocate(s *models.Snapshot) (models.Allocation, error) {
 			for _, c := range open[:k] {
 				capped[c] = true
 			}
-			m = newModel(in, classes, lp.Maximize)
+			m = newModel(in, classes, lp.Maximize, false)
 			t := m.variable("t", 0, reach[open[k]], 1)
 			for c := range classes {
 				lo := wf[c].level
@@ -260,7 +253,7 @@ func (p *Hierarchical) Allocate(s *models.Snapshot) (models.Allocation, error) {
 		// Step 2: saturate the bottleneck jobs. Each row is divided by the
 		// class's level (its cap while the level is 0), so that the gains
 		// are relative and the coefficients near 1.
-		m = newModel(in, classes, lp.Maximize)
+		m = newModel(in, classes, lp.Maximize, false)
 		u := make([]int, len(classes))
 		for c := range classes {
 			scale := wf[c].level
@@ -325,7 +318,7 @@ func (p *Hierarchical) capsReachable(run *solver, in *instance, classes []class,
 	if k > 0 {
 		t0 = reach[open[k-1]]
 	}
-	m := newModel(in, classes, lp.Maximize)
+	m := newModel(in, classes, lp.Maximize, false)
 	sv := m.variable("s", 0, 1, 1)
 	for c := range classes {
 		if r := levelRow(m, c, wf[c], "reach", wf[c].level); !wf[c].saturated {

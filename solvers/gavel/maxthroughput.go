@@ -29,30 +29,23 @@ type MaxThroughput struct{ base }
 // NewMaxThroughput builds gavel-max-throughput from Options.
 func NewMaxThroughput(c solvers.Config) (solvers.Policy, error) {
 	o := defaultOptions()
-	if err := decode(MaxThroughputName, c, &o); err != nil {
-		return nil, err
-	}
-	b, err := o.validate(MaxThroughputName)
+	b, err := newBase(MaxThroughputName, c, &o, false)
 	if err != nil {
 		return nil, err
 	}
-	return &MaxThroughput{base{name: MaxThroughputName, opt: o, backend: b}}, nil
+	return &MaxThroughput{b}, nil
 }
 
 // Allocate solves the LP above.
 func (p *MaxThroughput) Allocate(s *models.Snapshot) (models.Allocation, error) {
-	p.objective = 0
-	if len(s.Jobs) == 0 {
-		return models.Allocation{}, nil
-	}
-	in, err := newInstance(p.name, s)
-	if err != nil {
+	in, err := p.open(s)
+	if in == nil {
 		return models.Allocation{}, err
 	}
 	classes := group(in.n(), p.opt.Aggregate, func(i int) keyer {
 		return keyer(nil).num(float64(in.gang(i))).nums(in.tput[i])
 	})
-	m := newModel(in, classes, lp.Maximize)
+	m := newModel(in, classes, lp.Maximize, false)
 	for c, cl := range classes {
 		for g, v := range m.x[c] {
 			if v >= 0 {
@@ -60,7 +53,7 @@ func (p *MaxThroughput) Allocate(s *models.Snapshot) (models.Allocation, error) 
 			}
 		}
 	}
-	res, err := p.opt.solver(p.name, p.backend).solve(&m.p, "max-throughput")
+	res, err := p.solver().solve(&m.p, "max-throughput")
 	if err != nil {
 		return models.Allocation{}, err
 	}
