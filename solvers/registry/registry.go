@@ -20,10 +20,12 @@ func Default() *solvers.Registry {
 	r := &solvers.Registry{}
 	for _, e := range append([]solvers.Entry{
 		{Name: fifo.Name, Summary: fifo.Summary, New: fifo.New},
+		{Name: fifo.GavelName, Summary: fifo.GavelSummary, New: fifo.NewGavel},
 		{Name: sjf.Name, Summary: sjf.Summary, New: sjf.New},
 		{Name: sjf.SRTFName, Summary: sjf.SRTFSummary, New: sjf.NewSRTF},
 		{Name: tiresias.Name, Summary: tiresias.Summary, New: tiresias.New},
 		{Name: isolated.Name, Summary: isolated.Summary, New: isolated.New, Claims: []string{"sharing-incentive", "envy-free", "strategy-proof"}},
+		{Name: isolated.GavelName, Summary: isolated.GavelSummary, New: isolated.NewGavel},
 		{Name: gandivafair.Name, Summary: gandivafair.Summary, New: gandivafair.New, Claims: []string{"sharing-incentive", "share-convergence"}},
 		{Name: gandivafair.NoTradeName, Summary: gandivafair.NoTradeSummary, New: gandivafair.NewNoTrade, Claims: []string{"sharing-incentive", "share-convergence"}},
 		{Name: sjfbsbf.Name, Summary: sjfbsbf.Summary, New: sjfbsbf.New},
