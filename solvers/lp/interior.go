@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"time"
-
 )
 
 // Interior solves LPs with a primal-dual interior-point method and returns
