@@ -296,84 +296,96 @@ func (q *ipmProblem) solve(deadline time.Time) (Status, []float64, error) {
 	if err != nil {
 		return Error, nil, err
 	}
-	n, m := len(q.c), len(q.rows)
 	st := k.state
-	sumW := 0.0
-	for _, w := range q.w {
-		sumW += w
-	}
-	resx0 := math.Max(1, wnorm(q.c, q.v))
-	resz0 := math.Max(1, wnorm(q.h, q.w))
-	rx, rz := make([]float64, n), make([]float64, m)
 	for iter := 0; ; iter++ {
-		// Residuals: rx = −V⁻¹GᵀΩz − cτ, rz = s + Gx − hτ, rt = κ + cᵀx + hᵀz
-		// (inner products over the copies).
-		gtz := q.gtOmega(st.z)
-		for j := range rx {
-			rx[j] = -gtz[j]/q.v[j] - q.c[j]*st.tau
-		}
-		hresx := 0.0
-		for j := range gtz {
-			hresx += q.v[j] * sq(gtz[j]/q.v[j])
-		}
-		gx := q.g(st.x)
-		hresz := 0.0
-		for i := range rz {
-			hresz += q.w[i] * sq(st.s[i]+gx[i])
-			rz[i] = st.s[i] + gx[i] - q.h[i]*st.tau
-		}
-		cx, hz := wdot(q.c, st.x, q.v), wdot(q.h, st.z, q.w)
-		rt := st.kap + cx + hz
-		gap := wdot(st.s, st.z, q.w)
-		mu := (gap + st.tau*st.kap) / (sumW + 1)
-		nx, ns, nz := wnorm(st.x, q.v), wnorm(st.s, q.w), wnorm(st.z, q.w)
-		pres := wnorm(rz, q.w) / math.Max(resz0+nx+ns, 1) / st.tau
-		dres := wnorm(rx, q.v) / math.Max(resx0+nz, 1) / st.tau
-		pcost, dcost := cx/st.tau, -hz/st.tau
-		relgap := math.NaN()
-		switch {
-		case pcost < 0:
-			relgap = gap / -pcost
-		case dcost > 0:
-			relgap = gap / dcost
-		}
-		pinf, dinf := math.NaN(), math.NaN()
-		if hz/math.Max(nz, 1) < -ipmRelTol {
-			pinf = math.Sqrt(hresx) / math.Max(nz, 1)
-		}
-		if cx/math.Max(nx, 1) < -ipmRelTol {
-			dinf = math.Sqrt(hresz) / math.Max(nx+ns, 1)
-		}
-		exit := func(feas, abs, rel float64) Status {
-			switch {
-			case (-cx > 0 || -hz >= -abs) && pres < feas && dres < feas && (gap < abs || relgap < rel):
-				return Optimal
-			case dinf < feas && st.tau < st.kap:
-				return Unbounded
-			case (pinf < feas && st.tau < st.kap) || (st.tau < feas && st.kap < feas && pinf < feas):
-				return Infeasible
-			}
-			return Error
-		}
-		if s := exit(ipmFeasTol, ipmAbsTol, ipmRelTol); s != Error {
+		r := q.residuals(&st)
+		if s := r.verdict(&st, ipmFeasTol, ipmAbsTol, ipmRelTol); s != Error {
 			return q.finish(s, st, e)
 		}
 		if iter == ipmMaxIter {
-			if s := exit(ipmFeasInacc, ipmAbsInacc, ipmRelInacc); s != Error {
+			if s := r.verdict(&st, ipmFeasInacc, ipmAbsInacc, ipmRelInacc); s != Error {
 				return q.finish(s, st, e)
 			}
-			return Error, nil, fmt.Errorf("interior point: no convergence in %d iterations (primal residual %.2g, dual residual %.2g, gap %.2g)", ipmMaxIter, pres, dres, gap)
+			return Error, nil, fmt.Errorf("interior point: no convergence in %d iterations (primal residual %.2g, dual residual %.2g, gap %.2g)", ipmMaxIter, r.pres, r.dres, r.gap)
 		}
 		if !deadline.IsZero() && !time.Now().Before(deadline) {
 			return LimitReached, nil, nil
 		}
-		if err := k.step(q, &st, rx, rz, rt, mu); err != nil {
-			if s := exit(ipmFeasInacc, ipmAbsInacc, ipmRelInacc); s != Error {
+		if err := k.step(q, &st, r.rx, r.rz, r.rt, r.mu); err != nil {
+			if s := r.verdict(&st, ipmFeasInacc, ipmAbsInacc, ipmRelInacc); s != Error {
 				return q.finish(s, st, e)
 			}
 			return Error, nil, fmt.Errorf("interior point, iteration %d: %w", iter, err)
 		}
 	}
+}
+
+// ipmResiduals are an iterate's residuals and the measures ECOS stops on:
+// rx = −V⁻¹GᵀΩz − cτ, rz = s + Gx − hτ, rt = κ + cᵀx + hᵀz (inner
+// products over the copies), the gap sᵀz, μ, the relative residuals and the
+// infeasibility certificates' residuals (NaN when not applicable).
+type ipmResiduals struct {
+	rx, rz              []float64
+	rt, mu, cx, hz, gap float64
+	pres, dres, relgap  float64
+	pinf, dinf          float64
+}
+
+func (q *ipmProblem) residuals(st *ipmState) ipmResiduals {
+	n, m := len(q.c), len(q.rows)
+	r := ipmResiduals{rx: make([]float64, n), rz: make([]float64, m), relgap: math.NaN(), pinf: math.NaN(), dinf: math.NaN()}
+	gtz := q.gtOmega(st.z)
+	hresx := 0.0
+	for j := range r.rx {
+		r.rx[j] = -gtz[j]/q.v[j] - q.c[j]*st.tau
+		hresx += q.v[j] * sq(gtz[j]/q.v[j])
+	}
+	gx := q.g(st.x)
+	hresz := 0.0
+	for i := range r.rz {
+		hresz += q.w[i] * sq(st.s[i]+gx[i])
+		r.rz[i] = st.s[i] + gx[i] - q.h[i]*st.tau
+	}
+	r.cx, r.hz = wdot(q.c, st.x, q.v), wdot(q.h, st.z, q.w)
+	r.rt = st.kap + r.cx + r.hz
+	r.gap = wdot(st.s, st.z, q.w)
+	sumW := 0.0
+	for _, w := range q.w {
+		sumW += w
+	}
+	r.mu = (r.gap + st.tau*st.kap) / (sumW + 1)
+	nx, ns, nz := wnorm(st.x, q.v), wnorm(st.s, q.w), wnorm(st.z, q.w)
+	resx0, resz0 := math.Max(1, wnorm(q.c, q.v)), math.Max(1, wnorm(q.h, q.w))
+	r.pres = wnorm(r.rz, q.w) / math.Max(resz0+nx+ns, 1) / st.tau
+	r.dres = wnorm(r.rx, q.v) / math.Max(resx0+nz, 1) / st.tau
+	pcost, dcost := r.cx/st.tau, -r.hz/st.tau
+	switch {
+	case pcost < 0:
+		r.relgap = r.gap / -pcost
+	case dcost > 0:
+		r.relgap = r.gap / dcost
+	}
+	if r.hz/math.Max(nz, 1) < -ipmRelTol {
+		r.pinf = math.Sqrt(hresx) / math.Max(nz, 1)
+	}
+	if r.cx/math.Max(nx, 1) < -ipmRelTol {
+		r.dinf = math.Sqrt(hresz) / math.Max(nx+ns, 1)
+	}
+	return r
+}
+
+// verdict is ECOS's exit test at the given tolerances: Optimal, Unbounded,
+// Infeasible, or Error for "not yet".
+func (r *ipmResiduals) verdict(st *ipmState, feas, abs, rel float64) Status {
+	switch {
+	case (-r.cx > 0 || -r.hz >= -abs) && r.pres < feas && r.dres < feas && (r.gap < abs || r.relgap < rel):
+		return Optimal
+	case r.dinf < feas && st.tau < st.kap:
+		return Unbounded
+	case (r.pinf < feas && st.tau < st.kap) || (st.tau < feas && st.kap < feas && r.pinf < feas):
+		return Infeasible
+	}
+	return Error
 }
 
 // finish turns the final iterate into the answer: x/τ, unscaled.

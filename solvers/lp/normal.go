@@ -171,13 +171,7 @@ func factorDense(q *ipmProblem, d2 []float64) (normalFactor, error) {
 			}
 		}
 	}
-	maxDiag := 0.0
-	for i := range n {
-		maxDiag = math.Max(maxDiag, h.At(i, i))
-	}
-	for i := range n {
-		h.SetSym(i, i, h.At(i, i)+ridge(maxDiag))
-	}
+	addRidge(h, n)
 	f := &denseFactor{n: n}
 	if ok := f.chol.Factorize(h); !ok {
 		return nil, errors.New("normal equations are not positive definite")
@@ -200,8 +194,21 @@ type arrowFactor struct {
 
 // factorArrow forms and factors N by the layout l.
 func factorArrow(q *ipmProblem, l *arrowLayout, d2 []float64) (normalFactor, error) {
-	n, nb := len(q.c), len(l.border)
-	f := &arrowFactor{l: l, n: n}
+	f := &arrowFactor{l: l, n: len(q.c)}
+	bs, border := f.accumulate(q, d2)
+	if err := f.factorBlocks(bs, border); err != nil {
+		return nil, err
+	}
+	if err := f.factorWide(q, d2); err != nil {
+		return nil, err
+	}
+	return f, nil
+}
+
+// accumulate sums the local rows into the blocks B_b, the border parts E_b
+// (into f.e) and F (the returned border matrix).
+func (f *arrowFactor) accumulate(q *ipmProblem, d2 []float64) ([]*mat.SymDense, *mat.SymDense) {
+	l, nb := f.l, len(f.l.border)
 	bs := make([]*mat.SymDense, len(l.blocks))
 	f.e = make([][]float64, len(l.blocks))
 	for b, vars := range l.blocks {
@@ -232,35 +239,19 @@ func factorArrow(q *ipmProblem, l *arrowLayout, d2 []float64) (normalFactor, err
 			}
 		}
 	}
+	return bs, border
+}
+
+// factorBlocks factors every block, forms B_b⁻¹·E_b, and factors the
+// border's Schur complement F − Σ_b E_bᵀ·B_b⁻¹·E_b.
+func (f *arrowFactor) factorBlocks(bs []*mat.SymDense, border *mat.SymDense) error {
+	l, nb := f.l, len(f.l.border)
 	f.blocks = make([]mat.Cholesky, len(l.blocks))
 	f.binvE = make([][]float64, len(l.blocks))
 	for b, vars := range l.blocks {
-		m := bs[b]
-		maxDiag := 0.0
-		for k := range vars {
-			maxDiag = math.Max(maxDiag, m.At(k, k))
+		if err := f.factorBlock(b, bs[b]); err != nil {
+			return err
 		}
-		for k := range vars {
-			m.SetSym(k, k, m.At(k, k)+ridge(maxDiag))
-		}
-		if ok := f.blocks[b].Factorize(m); !ok {
-			return nil, errors.New("normal equations: a block is not positive definite")
-		}
-		f.binvE[b] = make([]float64, len(vars)*nb)
-		col := make([]float64, len(vars))
-		for g := 0; g < nb; g++ {
-			for k := range vars {
-				col[k] = f.e[b][k*nb+g]
-			}
-			var v mat.VecDense
-			if err := f.blocks[b].SolveVecTo(&v, mat.NewVecDense(len(vars), col)); err != nil {
-				return nil, errors.New("normal equations: a block solve failed")
-			}
-			for k := range vars {
-				f.binvE[b][k*nb+g] = v.AtVec(k)
-			}
-		}
-		// Schur complement: F − E_bᵀ·B_b⁻¹·E_b.
 		for g := 0; g < nb; g++ {
 			for h := g; h < nb; h++ {
 				s := 0.0
@@ -271,35 +262,71 @@ func factorArrow(q *ipmProblem, l *arrowLayout, d2 []float64) (normalFactor, err
 			}
 		}
 	}
-	if nb > 0 {
-		maxDiag := 0.0
-		for g := 0; g < nb; g++ {
-			maxDiag = math.Max(maxDiag, math.Abs(border.At(g, g)))
+	if nb == 0 {
+		return nil
+	}
+	addRidge(border, nb)
+	if ok := f.schur.Factorize(border); !ok {
+		return errors.New("normal equations: the border is not positive definite")
+	}
+	return nil
+}
+
+// factorBlock factors block b and forms B_b⁻¹·E_b.
+func (f *arrowFactor) factorBlock(b int, m *mat.SymDense) error {
+	vars, nb := f.l.blocks[b], len(f.l.border)
+	addRidge(m, len(vars))
+	if ok := f.blocks[b].Factorize(m); !ok {
+		return errors.New("normal equations: a block is not positive definite")
+	}
+	f.binvE[b] = make([]float64, len(vars)*nb)
+	col := make([]float64, len(vars))
+	for g := 0; g < nb; g++ {
+		for k := range vars {
+			col[k] = f.e[b][k*nb+g]
 		}
-		for g := 0; g < nb; g++ {
-			border.SetSym(g, g, border.At(g, g)+ridge(maxDiag))
+		var v mat.VecDense
+		if err := f.blocks[b].SolveVecTo(&v, mat.NewVecDense(len(vars), col)); err != nil {
+			return errors.New("normal equations: a block solve failed")
 		}
-		if ok := f.schur.Factorize(border); !ok {
-			return nil, errors.New("normal equations: the border is not positive definite")
+		for k := range vars {
+			f.binvE[b][k*nb+g] = v.AtVec(k)
 		}
 	}
-	// The wide rows, by Sherman–Morrison–Woodbury.
-	nu := len(l.wide)
+	return nil
+}
+
+// addRidge adds ridge(largest diagonal entry) to the diagonal of m's first
+// n rows.
+func addRidge(m *mat.SymDense, n int) {
+	maxDiag := 0.0
+	for k := 0; k < n; k++ {
+		maxDiag = math.Max(maxDiag, math.Abs(m.At(k, k)))
+	}
+	for k := 0; k < n; k++ {
+		m.SetSym(k, k, m.At(k, k)+ridge(maxDiag))
+	}
+}
+
+// factorWide prepares the Sherman–Morrison–Woodbury correction for the wide
+// rows: U, arrow⁻¹·U and I + Uᵀ·arrow⁻¹·U factored.
+func (f *arrowFactor) factorWide(q *ipmProblem, d2 []float64) error {
+	nu := len(f.l.wide)
 	if nu == 0 {
-		return f, nil
+		return nil
 	}
 	f.u = make([][]float64, nu)
 	f.hinvU = make([][]float64, nu)
-	for k, i := range l.wide {
+	for k, i := range f.l.wide {
 		s := math.Sqrt(q.w[i] / d2[i])
-		u := make([]float64, n)
+		u := make([]float64, f.n)
 		for _, t := range q.rows[i] {
 			u[t.Var] += s * t.Coef
 		}
 		f.u[k] = u
 		hu, ok := f.arrowSolve(u)
 		if !ok {
-			return nil, errors.New("normal equations: arrow solve failed")
+			return errors.New("normal equations: arrow solve failed")
 		}
 		f.hinvU[k] = hu
 	}
@@ -314,9 +341,9 @@ func factorArrow(q *ipmProblem, l *arrowLayout, d2 []float64) (normalFactor, err
 		}
 	}
 	if ok := f.smw.Factorize(m); !ok {
-		return nil, errors.New("normal equations: the wide rows' correction is not positive definite")
+		return errors.New("normal equations: the wide rows' correction is not positive definite")
 	}
-	return f, nil
+	return nil
 }
 
 // arrowSolve solves the arrow part: B·y_L + E·y_G = r_L, Eᵀ·y_L + F·y_G = r_G.
