@@ -14,11 +14,11 @@ import (
 )
 
 func newCompareGavel(s *settings) *cobra.Command {
-	var throughputs string
+	var throughputs, cluster, window string
 	var policies, options []string
 	var seed int64
 	cmd := &cobra.Command{
-		Use:   "compare-gavel DIR [--throughputs FILE] [--policy NAME]... [--option POLICY:KEY=VALUE]...",
+		Use:   "compare-gavel DIR [--throughputs FILE] [--cluster V:P:K] [--window FROM:TO] [--seed N] [--policy NAME]... [--option POLICY:KEY=VALUE]...",
 		Short: "Run fairbench's Gavel policies on the traces of a folder of Gavel results and print their mean JCTs beside Gavel's",
 		Long: `compare-gavel reads a folder of results of Gavel's own simulator (run-details.csv
 and the traces it names, as in the Gavel reference folder: see
@@ -28,23 +28,36 @@ restore cost, Gavel's throughput file), and prints a Markdown table: the mean
 JCT over jobs 0-999 less those Gavel dropped, beside Gavel's, their ratio, the
 window's end, the allocations each computed, and CPU time. Runs go one at a time.
 
---throughputs defaults to DIR/../gavel/simulation_throughputs.json.
---option sets a policy option for one comparison run, e.g.
-  --option gavel-las:arrivals=block   (Gavel's treatment of new arrivals)`,
+--throughputs defaults to DIR/../gavel/simulation_throughputs.json when that
+file exists, else the built-in catalogue (which holds its figures for Gavel's
+job types). --cluster (default 36:36:36, Gavel's -c) and --window (default
+0:1000, Gavel's -s and -e) describe the reference runs. --option sets a policy
+option for the comparison runs, e.g.
+  --option gavel-las:arrivals=block   (Gavel's treatment of new arrivals)
+
+The small folder of fairbench's own test data compares the same way:
+  fairbench compare-gavel reports/gavelref/testdata/small --cluster 12:12:12 --window 0:200 --seed 7`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			dir := args[0]
 			if throughputs == "" {
-				throughputs = filepath.Join(dir, "..", "gavel", "simulation_throughputs.json")
-				if _, err := os.Stat(throughputs); err != nil {
-					return fmt.Errorf("compare-gavel: no throughput file at %s: name it with --throughputs", throughputs)
+				if f := filepath.Join(dir, "..", "gavel", "simulation_throughputs.json"); fileExists(f) {
+					throughputs = f
 				}
 			}
 			opts, err := parsePolicyOptions(options)
 			if err != nil {
 				return err
 			}
-			ref, err := gavelref.Load(dir, nil, [2]int{})
+			c, err := parseCluster(cluster)
+			if err != nil {
+				return err
+			}
+			w, err := parseWindow(window)
+			if err != nil {
+				return err
+			}
+			ref, err := gavelref.Load(dir, c, w)
 			if err != nil {
 				return err
 			}
@@ -59,7 +72,9 @@ window's end, the allocations each computed, and CPU time. Runs go one at a time
 			return gavelref.WriteTable(cmd.OutOrStdout(), rows)
 		},
 	}
-	cmd.Flags().StringVar(&throughputs, "throughputs", "", "Gavel-format throughput file (default DIR/../gavel/simulation_throughputs.json)")
+	cmd.Flags().StringVar(&throughputs, "throughputs", "", "Gavel-format throughput file (default DIR/../gavel/simulation_throughputs.json, else the catalogue)")
+	cmd.Flags().StringVar(&cluster, "cluster", "36:36:36", "V100:P100:K80 GPUs of the reference runs (Gavel's -c)")
+	cmd.Flags().StringVar(&window, "window", "0:1000", "FROM:TO, the job IDs averaged over (Gavel's -s and -e)")
 	cmd.Flags().StringArrayVar(&policies, "policy", nil, "compare only this fairbench policy (repeatable)")
 	cmd.Flags().StringArrayVar(&options, "option", nil, "POLICY:KEY=VALUE, a policy option (repeatable)")
 	cmd.Flags().Int64Var(&seed, "seed", 1, "the runs' seed (Gavel's --seed of the reference runs)")
@@ -88,6 +103,37 @@ func parsePolicyOptions(flags []string) (map[string]map[string]any, error) {
 		out[policy][key] = v
 	}
 	return out, nil
+}
+
+func parseCluster(s string) (map[string]int, error) {
+	parts := strings.Split(s, ":")
+	if len(parts) != 3 {
+		return nil, fmt.Errorf("compare-gavel: --cluster %q: want V100:P100:K80 GPU counts", s)
+	}
+	out := map[string]int{}
+	for i, g := range []string{"V100", "P100", "K80"} {
+		n, err := strconv.Atoi(parts[i])
+		if err != nil || n < 0 || n > 1_000_000 {
+			return nil, fmt.Errorf("compare-gavel: --cluster %q: %q is not a GPU count", s, parts[i])
+		}
+		out[g] = n
+	}
+	return out, nil
+}
+
+func parseWindow(s string) ([2]int, error) {
+	from, to, ok := strings.Cut(s, ":")
+	a, err1 := strconv.Atoi(from)
+	b, err2 := strconv.Atoi(to)
+	if !ok || err1 != nil || err2 != nil || a < 0 || b <= a {
+		return [2]int{}, fmt.Errorf("compare-gavel: --window %q: want FROM:TO job IDs with FROM < TO", s)
+	}
+	return [2]int{a, b}, nil
+}
+
+func fileExists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
 }
 
 func nilIfEmpty(s []string) []string {

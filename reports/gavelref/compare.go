@@ -21,7 +21,9 @@ import (
 // Options say what to compare.
 type Options struct {
 	// Throughputs is the Gavel-format throughput file the traces' jobs were
-	// generated with (Gavel's simulation_throughputs.json).
+	// generated with (Gavel's simulation_throughputs.json); empty: the
+	// built-in catalogue, which holds that file's figures for Gavel's job
+	// types.
 	Throughputs string
 	// Policies limits the comparison to these fairbench policies (nil: every
 	// pair).
@@ -88,15 +90,21 @@ func Compare(ref *Reference, o Options) ([]Row, error) {
 
 // spec is the scenario of one run: Gavel's setting on the trace.
 func spec(ref *Reference, trace, policy string, o Options) ([]byte, error) {
+	tp := o.Throughputs
+	if tp == "" {
+		tp = scenarios.DefaultThroughputs
+	} else if abs, err := filepath.Abs(tp); err == nil {
+		tp = abs // the scenario's paths are relative to the reference folder
+	}
 	m := map[string]any{
 		"name":          strings.TrimSuffix(trace, filepath.Ext(trace)),
 		"seed":          o.Seed,
 		"round_seconds": 360,
 		"user_count":    1,
-		"throughputs":   o.Throughputs,
+		"throughputs":   tp,
 		"preemption":    map[string]any{"bandwidth_gb_per_second": 0},
 		"policies":      []string{policy},
-		"workload":      map[string]any{"generator": "trace", "trace": filepath.Join(ref.Dir, trace), "trace_format": "gavel"},
+		"workload":      map[string]any{"generator": "trace", "trace": trace, "trace_format": "gavel"},
 	}
 	var servers []any
 	for _, g := range []string{"V100", "P100", "K80"} {
