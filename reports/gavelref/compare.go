@@ -33,7 +33,7 @@ type Options struct {
 	PolicyOptions map[string]map[string]any
 	// Seed is the run's seed (Gavel's --seed; it drives the shuffled type
 	// orders).
-	Seed int64
+	Seed     int64
 	Registry *solvers.Registry
 	// Progress, when set, is told about each run as it starts.
 	Progress func(trace, policy string)
