@@ -18,9 +18,8 @@ const (
 )
 
 // LAS is Gavel's max-min fairness policy (Narayanan et al., OSDI 2020,
-// max-min fairness as least attained service; artifact
-// scheduler/policies/max_min_fairness.py, MaxMinFairnessPolicyWithPerf, and,
-// agnostic, MaxMinFairnessPolicy):
+// "Max-Min Fairness as Least Attained Service"; docs/algorithms/gavel.md),
+// heterogeneity-aware, and, as gavel-las-agnostic, with every throughput 1:
 //
 //	maximise   t
 //	subject to Σ_g c[j][g]·x[j][g] ≥ t                          for every job j

@@ -30,10 +30,11 @@ const (
 // Normalisers accepted by the normaliser option of the max-min policies.
 const (
 	// NormProportional is Gavel's: a job's throughput with its time split
-	// over the types in proportion to their GPU counts (ProportionalPolicy).
+	// over the types in proportion to their GPU counts.
 	NormProportional = "proportional"
-	// NormEqualShare is DESIGN.md's "equal split": the job's best
-	// throughput on 1/n of every type (models.EqualShareThroughput).
+	// NormEqualShare is the "equal split" of docs/algorithms/gavel.md
+	// ("Normalisers"): the job's best throughput on 1/n of every type
+	// (models.EqualShareThroughput).
 	NormEqualShare = "equal-share"
 )
 

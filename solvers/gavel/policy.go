@@ -102,10 +102,10 @@ var (
 )
 
 // Entries are the registry entries of the Gavel family, in the order the
-// package comment lists them. Claims are the paper's (../shared/PAPERS.md:
-// Gavel's max-min fairness is Pareto efficient and gives sharing incentive;
-// its water filling is there to make the hierarchical policy Pareto
-// efficient); the checker verifies them.
+// package comment lists them. Claims are the paper's (Narayanan et al., OSDI
+// 2020: its max-min fairness is Pareto efficient and gives sharing
+// incentive; its water filling is there to make the hierarchical policy
+// Pareto efficient); the checker verifies them.
 func Entries() []solvers.Entry {
 	return []solvers.Entry{
 		{Name: LASName, Summary: LASSummary, New: NewLAS, Claims: []string{"sharing-incentive", "pareto-efficient"}},

@@ -20,9 +20,8 @@ const (
 const pairGain = 1e-9
 
 // SpaceSharing is Gavel's max-min fairness with space sharing (Narayanan et
-// al., OSDI 2020; artifact
-// scheduler/policies/max_min_fairness.py, MaxMinFairnessPolicyWithPacking,
-// get_allocation over job combinations of size at most 2): LAS where a job
+// al., OSDI 2020, its "packing" variant over job combinations of size at
+// most 2; docs/algorithms/gavel.md): LAS where a job
 // may also spend time sharing its GPUs with one other job of the same gang,
 // each running at its co-located throughput. With z[{j,k}][g] the time the
 // pair spends together on type g:
