@@ -105,14 +105,17 @@ start_timeout_seconds: 120
 	if err := os.WriteFile(target, data, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	rep, err := MergeFiles(target, []string{r.RecordPath()}, "")
+	rep, err := Merge(target, []string{r.RecordPath()}, MergeOptions{})
 	if err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteAll(rep.Files); err != nil {
 		t.Fatal(err)
 	}
 	if rep.Added != 3 || rep.Total != 4 {
 		t.Errorf("merge report %+v", rep)
 	}
-	m, err := LoadMatrix(target)
+	m, err := LoadMatrix(target, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -54,7 +54,7 @@ steps: 60
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(out, "2 of 2 entries measured") || !strings.Contains(out, "100 steps/s") {
+	if !strings.Contains(out, "2 entries and 0 pairs measured") || !strings.Contains(out, "100 steps/s") {
 		t.Errorf("run output:\n%s", out)
 	}
 	matrix := filepath.Join(dir, "t4.json")
@@ -62,7 +62,7 @@ steps: 60
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(out, "2 figures (0 before, 2 added") {
+	if !strings.Contains(out, "2 figures (0 before, 2 added") || !strings.Contains(out, "wrote "+filepath.Join(dir, "t4.calibration.json")) {
 		t.Errorf("merge output: %s", out)
 	}
 	// Merging the matrix file again replaces nothing.
