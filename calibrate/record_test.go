@@ -11,7 +11,7 @@ import (
 )
 
 // validRecord is a real record: the CPU dry run of profiles/b200-cpu.yaml
-// (a declared B200, five entries with CPU memory figures, one pair).
+// (a declared B200, four entries with CPU memory figures, one pair).
 const validRecord = "testdata/b200-cpu.calibration.json"
 
 func readValid(t *testing.T) string {
@@ -38,7 +38,7 @@ func TestValidRecordDecodes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(r.Entries) != 5 || len(r.Pairs) != 1 || r.GPUTypes[0].Name != "B200" || r.Pairs[0].Status != PairOK {
+	if len(r.Entries) != 4 || len(r.Pairs) != 1 || r.GPUTypes[0].Name != "B200" || r.Pairs[0].Status != PairOK {
 		t.Fatalf("record: %d entries, %d pairs, types %+v", len(r.Entries), len(r.Pairs), r.GPUTypes)
 	}
 	m := r.Matrix("test")
@@ -78,7 +78,7 @@ func TestDecodeRecordRefusesHostileInput(t *testing.T) {
 		{"NaN-like status", `"status": "ok",`, `"status": "NaN",`, -1, `entries[0].status: unknown status "NaN"`},
 		{"zero throughput", `"matrix_steps_per_second": 5.`, `"matrix_steps_per_second": 0, "x": 5.`, -1, "unknown key"},
 		{"CPU figure on a GPU", `"memory_from": "cpu_max_rss"`, `"memory_from": "nvml"`, -1, "entries[0].memory_from: nvml is a GPU figure"},
-		{"memory beyond 1 PiB", `"memory_bytes": 466300928`, `"memory_bytes": 4663009280000000000`, -1, "entries[0].memory_bytes: at most"},
+		{"memory given twice", `"memory_from": "cpu_max_rss"`, `"memory_from": "cpu_max_rss", "memory_bytes": 1`, -1, "entries[0].memory_bytes: key appears twice"},
 		{"undeclared type in the profile", `"gpu_type": "B200",
         "threads"`, `"gpu_type": "B300",
         "threads"`, lineOf(t, good, `"devices": [`) + 1, `profile.devices[0].gpu_type: unknown GPU type "B300"`},
@@ -87,6 +87,13 @@ func TestDecodeRecordRefusesHostileInput(t *testing.T) {
 		{"trailing data", "\n}\n", "\n}\n{}\n", -1, "more than one JSON value"},
 		{"wrong format", `"format": "fairbench-calibration/1"`, `"format": "fairbench-calibration/2"`, 2, `format: "fairbench-calibration/2"`},
 	}
+	mem := regexp.MustCompile(`"memory_bytes": [0-9]+`).FindString(good)
+	cases = append(cases, struct {
+		name      string
+		old, new  string
+		line      int
+		wantField string
+	}{"memory beyond 1 PiB", mem, `"memory_bytes": 4663009280000000000`, -1, "entries[0].memory_bytes: at most"})
 	for _, c := range cases {
 		if !strings.Contains(good, c.old) {
 			t.Fatalf("%s: %q not in the record", c.name, c.old)
