@@ -243,13 +243,21 @@ func TestParseSpecErrorsNameTheField(t *testing.T) {
 	}
 }
 
-func TestDeviceCheckProfileIsValid(t *testing.T) {
+func TestDeviceCheckProfilesAreValid(t *testing.T) {
 	s, err := ReadSpec("profiles/h200-smoke.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := len(s.Entries()); n != 6 || !s.NeedsNVML() {
+	if n := len(s.Entries()); n != 7 || !s.NeedsNVML() {
 		t.Errorf("%d entries", n)
+	}
+	c, err := ReadSpec("profiles/h200-colocate.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Three workloads alone, three pairs in two modes, gang 1 on one GPU.
+	if n, p := len(c.AllEntries()), len(c.PairEntries()); n != 3 || p != 6 {
+		t.Errorf("%d alone entries, %d pairs", n, p)
 	}
 }
 

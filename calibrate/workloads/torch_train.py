@@ -289,7 +289,10 @@ def worker(rank, a, port):
         gen = torch.Generator().manual_seed(a.seed + rank)
         x, y = synthetic_batch(a, a.batch_size, device, gen)
         loss_fn = nn.CrossEntropyLoss()
-        scaler = torch.cuda.amp.GradScaler(enabled=a.amp and cuda)
+        try:  # torch.amp.GradScaler since PyTorch 2.3; torch.cuda.amp's is deprecated there
+            scaler = torch.amp.GradScaler("cuda", enabled=a.amp and cuda)
+        except (AttributeError, TypeError):
+            scaler = torch.cuda.amp.GradScaler(enabled=a.amp and cuda)
         if a.amp:
             autocast = (lambda: torch.autocast("cuda", dtype=torch.float16)) if cuda else \
                 (lambda: torch.autocast("cpu", dtype=torch.bfloat16))
