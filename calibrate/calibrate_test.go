@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"fairbench/internal/torchtest"
 	"fairbench/models"
 )
 
@@ -395,5 +396,11 @@ func TestBuiltinDataCitesEverything(t *testing.T) {
 		if m.Source == "" {
 			t.Errorf("%s has no source", name)
 		}
+	}
+}
+
+func TestTorchTestUsesTheDefaultPython(t *testing.T) {
+	if torchtest.Python != DefaultPython {
+		t.Errorf("torchtest checks %s, calibration runs %s", torchtest.Python, DefaultPython)
 	}
 }

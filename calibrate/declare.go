@@ -38,7 +38,7 @@ var declKeys = func() map[string]bool {
 // ParseGPUTypes is ReadGPUTypes on text; name is for errors.
 func ParseGPUTypes(data []byte, name string) ([]GPUDecl, error) {
 	fail := func(line int, field, format string, args ...any) error {
-		return &SpecError{File: name, Line: line, Field: field, Reason: fmt.Sprintf(format, args...)}
+		return &InputError{What: "gpu_types", File: name, Line: line, Field: field, Reason: fmt.Sprintf(format, args...)}
 	}
 	var doc yaml.Node
 	dec := yaml.NewDecoder(bytes.NewReader(data))

@@ -146,23 +146,10 @@ func (ix *jsonIndex) lineAt(off int64) int {
 
 // line is the line of path, or of its nearest indexed ancestor (0: none).
 func (ix *jsonIndex) line(path string) int {
-	for path != "" {
-		if off, ok := ix.offsets[path]; ok {
-			return ix.lineAt(off)
-		}
-		cut := -1
-		for i := len(path) - 1; i >= 0; i-- {
-			if path[i] == '.' || path[i] == '[' {
-				cut = i
-				break
-			}
-		}
-		if cut < 0 {
-			break
-		}
-		path = path[:cut]
-	}
-	return 0
+	return nearestLine(path, func(p string) (int, bool) {
+		off, ok := ix.offsets[p]
+		return ix.lineAt(off), ok
+	})
 }
 
 // jsonError is a structural problem of a JSON document.

@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strings"
 
+	"gonum.org/v1/gonum/stat"
+
 	"fairbench/models"
 )
 
@@ -114,24 +116,16 @@ func FitMemory(entries []Entry) []MemoryFit {
 }
 
 // fitLine is the least-squares line bytes = a + c·batch through ps (a = the
-// figure and c = 0 for one point, or for points at one batch size).
+// mean figure and c = 0 for one point, or for points at one batch size).
 func fitLine(ps []MemoryPoint) (a, c float64) {
-	n := float64(len(ps))
-	var sx, sy float64
-	for _, p := range ps {
-		sx, sy = sx+float64(p.BatchSize), sy+float64(p.Bytes)
+	xs, ys := make([]float64, len(ps)), make([]float64, len(ps))
+	for i, p := range ps {
+		xs[i], ys[i] = float64(p.BatchSize), float64(p.Bytes)
 	}
-	mx, my := sx/n, sy/n
-	var sxx, sxy float64
-	for _, p := range ps {
-		dx := float64(p.BatchSize) - mx
-		sxx, sxy = sxx+dx*dx, sxy+dx*(float64(p.Bytes)-my)
+	if len(ps) < 2 || stat.Variance(xs, nil) == 0 {
+		return stat.Mean(ys, nil), 0
 	}
-	if sxx == 0 {
-		return my, 0
-	}
-	c = sxy / sxx
-	return my - c*mx, c
+	return stat.LinearRegression(xs, ys, nil, false)
 }
 
 // jobFamily is a job type without its " (batch size B)".

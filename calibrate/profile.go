@@ -127,26 +127,6 @@ var workloadArgs = map[string]string{
 	"vocab": "--vocab", "d_model": "--d-model", "layers": "--layers", "heads": "--heads",
 }
 
-// SpecError is a bad profile: the file, the line (0 when unknown), the
-// field and the reason.
-type SpecError struct {
-	File   string
-	Line   int
-	Field  string
-	Reason string
-}
-
-func (e *SpecError) Error() string {
-	where := e.File
-	if e.Line > 0 {
-		where = fmt.Sprintf("%s:%d", e.File, e.Line)
-	}
-	if e.Field == "" {
-		return fmt.Sprintf("calibrate: profile %s: %s", where, e.Reason)
-	}
-	return fmt.Sprintf("calibrate: profile %s: %s: %s", where, e.Field, e.Reason)
-}
-
 // ReadSpec reads a profile file, fills the defaults and validates it.
 // Unknown and duplicate keys are refused, and so is a file over 1 MiB.
 func ReadSpec(path string) (*Spec, error) {
@@ -158,24 +138,24 @@ func ReadSpec(path string) (*Spec, error) {
 }
 
 // ParseSpec parses profile text; name is used in errors and for relative
-// paths. Every error is a *SpecError naming the field and, where the text
+// paths. Every error is an *InputError naming the field and, where the text
 // has it, its line.
 func ParseSpec(data []byte, name string) (*Spec, error) {
 	if len(data) > maxProfileBytes {
-		return nil, &SpecError{File: name, Reason: fmt.Sprintf("larger than %d bytes", maxProfileBytes)}
+		return nil, &InputError{What: "profile", File: name, Reason: fmt.Sprintf("larger than %d bytes", maxProfileBytes)}
 	}
 	var s Spec
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
 	if err := dec.Decode(&s); err != nil {
 		if errors.Is(err, io.EOF) {
-			return nil, &SpecError{File: name, Reason: "empty"}
+			return nil, &InputError{What: "profile", File: name, Reason: "empty"}
 		}
-		return nil, &SpecError{File: name, Reason: strings.TrimPrefix(err.Error(), "yaml: ")}
+		return nil, &InputError{What: "profile", File: name, Reason: strings.TrimPrefix(err.Error(), "yaml: ")}
 	}
 	var extra yaml.Node
 	if err := dec.Decode(&extra); !errors.Is(err, io.EOF) {
-		return nil, &SpecError{File: name, Line: extra.Line, Reason: "more than one YAML document"}
+		return nil, &InputError{What: "profile", File: name, Line: extra.Line, Reason: "more than one YAML document"}
 	}
 	s.file = name
 	s.dir = dirOf(name)
@@ -255,23 +235,13 @@ func dirOf(path string) string {
 }
 
 func (s *Spec) errf(field, format string, args ...any) error {
-	return &SpecError{File: s.file, Line: s.line(field), Field: field, Reason: fmt.Sprintf(format, args...)}
+	return &InputError{What: "profile", File: s.file, Line: s.line(field), Field: field, Reason: fmt.Sprintf(format, args...)}
 }
 
 // line is the line of field, or of its nearest ancestor, in the profile's
 // text (0 when unknown).
 func (s *Spec) line(field string) int {
-	for field != "" {
-		if l, ok := s.lines[field]; ok {
-			return l
-		}
-		cut := strings.LastIndexAny(field, ".[")
-		if cut < 0 {
-			break
-		}
-		field = field[:cut]
-	}
-	return 0
+	return nearestLine(field, func(p string) (int, bool) { l, ok := s.lines[p]; return l, ok })
 }
 
 // types is the GPU types the profile may name.

@@ -10,26 +10,6 @@ import (
 	"strings"
 )
 
-// RecordError is a bad calibration record: the file, the line (0 when
-// unknown), the field and the reason.
-type RecordError struct {
-	File   string
-	Line   int
-	Field  string
-	Reason string
-}
-
-func (e *RecordError) Error() string {
-	where := e.File
-	if e.Line > 0 {
-		where = fmt.Sprintf("%s:%d", e.File, e.Line)
-	}
-	if e.Field == "" {
-		return fmt.Sprintf("calibrate: record %s: %s", where, e.Reason)
-	}
-	return fmt.Sprintf("calibrate: record %s: %s: %s", where, e.Field, e.Reason)
-}
-
 // ReadRecord reads a calibration record file (at most 32 MiB).
 func ReadRecord(path string) (*Record, error) {
 	data, err := readLimited(path, maxRecordBytes)
@@ -49,15 +29,15 @@ func ReadRecord(path string) (*Record, error) {
 // the limits in limits.go. GPU type names are canonicalised.
 func DecodeRecord(data []byte, name string) (*Record, error) {
 	if len(data) > maxRecordBytes {
-		return nil, &RecordError{File: name, Reason: fmt.Sprintf("larger than %d bytes", maxRecordBytes)}
+		return nil, &InputError{What: "record", File: name, Reason: fmt.Sprintf("larger than %d bytes", maxRecordBytes)}
 	}
 	ix, err := scanJSON(data)
 	if err != nil {
 		var je *jsonError
 		if errors.As(err, &je) {
-			return nil, &RecordError{File: name, Line: je.line, Field: je.path, Reason: je.reason}
+			return nil, &InputError{What: "record", File: name, Line: je.line, Field: je.path, Reason: je.reason}
 		}
-		return nil, &RecordError{File: name, Reason: err.Error()}
+		return nil, &InputError{What: "record", File: name, Reason: err.Error()}
 	}
 	var r Record
 	dec := json.NewDecoder(bytes.NewReader(data))
@@ -78,7 +58,7 @@ var unknownFieldRE = regexp.MustCompile(`unknown field "([^"]*)"`)
 func decodeError(name string, ix *jsonIndex, err error) error {
 	var te *json.UnmarshalTypeError
 	if errors.As(err, &te) {
-		return &RecordError{File: name, Line: ix.lineAt(te.Offset), Field: te.Field,
+		return &InputError{What: "record", File: name, Line: ix.lineAt(te.Offset), Field: te.Field,
 			Reason: fmt.Sprintf("want %v, got JSON %s", te.Type, te.Value)}
 	}
 	if m := unknownFieldRE.FindStringSubmatch(err.Error()); m != nil {
@@ -90,9 +70,9 @@ func decodeError(name string, ix *jsonIndex, err error) error {
 				}
 			}
 		}
-		return &RecordError{File: name, Line: line, Field: m[1], Reason: "unknown key"}
+		return &InputError{What: "record", File: name, Line: line, Field: m[1], Reason: "unknown key"}
 	}
-	return &RecordError{File: name, Reason: strings.TrimPrefix(err.Error(), "json: ")}
+	return &InputError{What: "record", File: name, Reason: strings.TrimPrefix(err.Error(), "json: ")}
 }
 
 // recordCheck validates a decoded record.
@@ -108,7 +88,7 @@ type recordCheck struct {
 }
 
 func (v *recordCheck) errf(field, format string, args ...any) error {
-	return &RecordError{File: v.file, Line: v.ix.line(field), Field: field, Reason: fmt.Sprintf(format, args...)}
+	return &InputError{What: "record", File: v.file, Line: v.ix.line(field), Field: field, Reason: fmt.Sprintf(format, args...)}
 }
 
 func (v *recordCheck) check() error {
@@ -170,7 +150,7 @@ func (v *recordCheck) profile(field, source string, p *Spec) error {
 	cp.file, cp.dir, cp.lines = v.file, ".", nil
 	cp.Devices = append([]DeviceSpec(nil), p.Devices...)
 	if err := cp.fill(); err != nil {
-		var se *SpecError
+		var se *InputError
 		if errors.As(err, &se) {
 			f := field
 			if se.Field != "" {

@@ -3,6 +3,8 @@ package models
 import (
 	"fmt"
 	"strconv"
+
+	"gonum.org/v1/gonum/stat"
 )
 
 // Memory figures of the catalogue's job types (JobType.MemoryGB and
@@ -98,17 +100,8 @@ func catalogueFixedGB(family string) float64 {
 	if len(xs) < 2 {
 		return 0
 	}
-	var mx, my float64
-	for i := range xs {
-		mx, my = mx+xs[i], my+ys[i]
-	}
-	mx, my = mx/float64(len(xs)), my/float64(len(xs))
-	var sxx, sxy float64
-	for i := range xs {
-		sxx += (xs[i] - mx) * (xs[i] - mx)
-		sxy += (xs[i] - mx) * (ys[i] - my)
-	}
-	return mibToGB(max(0, my-sxy/sxx*mx))
+	intercept, _ := stat.LinearRegression(xs, ys, nil, false)
+	return mibToGB(max(0, intercept))
 }
 
 // addCatalogueMemory sets the cited memory figures of jobs, appending the

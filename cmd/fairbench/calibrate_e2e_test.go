@@ -2,29 +2,14 @@ package main
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"fairbench/calibrate"
+	"fairbench/internal/torchtest"
 	"fairbench/solvers/registry"
 )
-
-// requireTorch skips without PyTorch at calibrate.DefaultPython, unless
-// FAIRBENCH_REQUIRE_TORCH=1 (make test) makes that a failure.
-func requireTorch(t *testing.T) {
-	t.Helper()
-	out, err := exec.Command(calibrate.DefaultPython, "-c", "import torch, torchvision").CombinedOutput()
-	if err == nil {
-		return
-	}
-	msg := "PyTorch is not importable by " + calibrate.DefaultPython + ": " + string(out)
-	if os.Getenv("FAIRBENCH_REQUIRE_TORCH") == "1" {
-		t.Fatal(msg)
-	}
-	t.Skip(msg)
-}
 
 // TestHardwareTeamPath is docs/calibration.md's four commands on the CPU:
 // a GPU type the catalogue lacks (B200) calibrated with real PyTorch
@@ -32,7 +17,7 @@ func requireTorch(t *testing.T) {
 // matrix with a ready scenario, simulated under every registered policy,
 // and reported.
 func TestHardwareTeamPath(t *testing.T) {
-	requireTorch(t)
+	torchtest.Require(t)
 	dir := t.TempDir()
 	cal := filepath.Join(dir, "cal")
 	out, err := run(t, "calibrate", "run", "--profile", "../../calibrate/profiles/b200-cpu.yaml", "--out", cal)
