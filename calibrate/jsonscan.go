@@ -24,107 +24,129 @@ const maxIndexDepth = 3
 // maxJSONDepth deep, with no object key twice and every number finite, and
 // indexes the paths of its fields. Errors name the line and the path.
 func scanJSON(data []byte) (*jsonIndex, error) {
-	ix := &jsonIndex{data: data, offsets: map[string]int64{}}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	type frame struct {
-		object bool
-		path   string
-		keys   map[string]bool
-		index  int
-		key    string // the object's pending key
-	}
-	var stack []*frame
-	child := func() string {
-		if len(stack) == 0 {
-			return ""
-		}
-		f := stack[len(stack)-1]
-		if f.object {
-			if f.path == "" {
-				return f.key
-			}
-			return f.path + "." + f.key
-		}
-		return fmt.Sprintf("%s[%d]", f.path, f.index)
-	}
-	afterValue := func() {
-		if len(stack) == 0 {
-			return
-		}
-		if f := stack[len(stack)-1]; !f.object {
-			f.index++
-		} else {
-			f.key = ""
-		}
-	}
+	sc := &scanner{ix: &jsonIndex{data: data, offsets: map[string]int64{}}, dec: json.NewDecoder(bytes.NewReader(data))}
+	sc.dec.UseNumber()
 	seenValue := false
 	for {
-		off := dec.InputOffset()
-		tok, err := dec.Token()
+		off := sc.dec.InputOffset()
+		tok, err := sc.dec.Token()
 		if errors.Is(err, io.EOF) {
 			if !seenValue {
 				return nil, &jsonError{line: 1, reason: "empty"}
 			}
-			return ix, nil
+			return sc.ix, nil
 		}
 		if err != nil {
-			return nil, ix.syntaxError(err, dec.InputOffset())
+			return nil, sc.ix.syntaxError(err, sc.dec.InputOffset())
 		}
-		if len(stack) == 0 && seenValue {
-			return nil, &jsonError{line: ix.lineAt(dec.InputOffset()), reason: "more than one JSON value (trailing data)"}
-		}
-		top := (*frame)(nil)
-		if len(stack) > 0 {
-			top = stack[len(stack)-1]
-		}
-		if top != nil && top.object && top.key == "" {
-			if d, ok := tok.(json.Delim); ok && d == '}' {
-				stack = stack[:len(stack)-1]
-				afterValue()
-				continue
-			}
-			k, _ := tok.(string)
-			p := k
-			if top.path != "" {
-				p = top.path + "." + k
-			}
-			if top.keys[k] {
-				return nil, &jsonError{line: ix.lineAt(dec.InputOffset()), path: p, reason: "key appears twice"}
-			}
-			top.keys[k] = true
-			top.key = k
-			if len(stack) <= maxIndexDepth {
-				ix.offsets[p] = dec.InputOffset()
-			}
-			continue
-		}
-		switch v := tok.(type) {
-		case json.Delim:
-			switch v {
-			case '{', '[':
-				if len(stack) >= maxJSONDepth {
-					return nil, &jsonError{line: ix.lineAt(off), path: child(), reason: fmt.Sprintf("nested deeper than %d", maxJSONDepth)}
-				}
-				p := child()
-				if top != nil && !top.object && len(stack) <= maxIndexDepth {
-					ix.offsets[p] = dec.InputOffset()
-				}
-				stack = append(stack, &frame{object: v == '{', path: p, keys: map[string]bool{}})
-				seenValue = true
-				continue
-			case ']':
-				stack = stack[:len(stack)-1]
-			}
-		case json.Number:
-			f, err := strconv.ParseFloat(string(v), 64)
-			if err != nil || !finite(f) {
-				return nil, &jsonError{line: ix.lineAt(dec.InputOffset()), path: child(), reason: fmt.Sprintf("number %s is out of range", v)}
-			}
+		if len(sc.stack) == 0 && seenValue {
+			return nil, &jsonError{line: sc.ix.lineAt(sc.dec.InputOffset()), reason: "more than one JSON value (trailing data)"}
 		}
 		seenValue = true
-		afterValue()
+		if err := sc.token(tok, off); err != nil {
+			return nil, err
+		}
 	}
+}
+
+// scanner is scanJSON's state: the containers open around the next token.
+type scanner struct {
+	ix    *jsonIndex
+	dec   *json.Decoder
+	stack []*frame
+}
+
+// frame is one open object or array.
+type frame struct {
+	object bool
+	path   string
+	keys   map[string]bool
+	index  int
+	key    string // the object's pending key
+}
+
+func (sc *scanner) top() *frame {
+	if len(sc.stack) == 0 {
+		return nil
+	}
+	return sc.stack[len(sc.stack)-1]
+}
+
+// child is the path of the value the next token starts.
+func (sc *scanner) child() string {
+	f := sc.top()
+	switch {
+	case f == nil:
+		return ""
+	case !f.object:
+		return fmt.Sprintf("%s[%d]", f.path, f.index)
+	case f.path == "":
+		return f.key
+	}
+	return f.path + "." + f.key
+}
+
+// afterValue moves past a value: the next array index, or the next key.
+func (sc *scanner) afterValue() {
+	if f := sc.top(); f != nil && !f.object {
+		f.index++
+	} else if f != nil {
+		f.key = ""
+	}
+}
+
+// token handles one token that started at byte off.
+func (sc *scanner) token(tok json.Token, off int64) error {
+	top := sc.top()
+	if top != nil && top.object && top.key == "" {
+		if d, ok := tok.(json.Delim); ok && d == '}' {
+			sc.stack = sc.stack[:len(sc.stack)-1]
+			sc.afterValue()
+			return nil
+		}
+		return sc.key(top, tok.(string))
+	}
+	switch v := tok.(type) {
+	case json.Delim:
+		switch v {
+		case '{', '[':
+			if len(sc.stack) >= maxJSONDepth {
+				return &jsonError{line: sc.ix.lineAt(off), path: sc.child(), reason: fmt.Sprintf("nested deeper than %d", maxJSONDepth)}
+			}
+			p := sc.child()
+			if top != nil && !top.object && len(sc.stack) <= maxIndexDepth {
+				sc.ix.offsets[p] = sc.dec.InputOffset()
+			}
+			sc.stack = append(sc.stack, &frame{object: v == '{', path: p, keys: map[string]bool{}})
+			return nil
+		case ']':
+			sc.stack = sc.stack[:len(sc.stack)-1]
+		}
+	case json.Number:
+		f, err := strconv.ParseFloat(string(v), 64)
+		if err != nil || !finite(f) {
+			return &jsonError{line: sc.ix.lineAt(sc.dec.InputOffset()), path: sc.child(), reason: fmt.Sprintf("number %s is out of range", v)}
+		}
+	}
+	sc.afterValue()
+	return nil
+}
+
+// key handles an object's key.
+func (sc *scanner) key(top *frame, k string) error {
+	p := k
+	if top.path != "" {
+		p = top.path + "." + k
+	}
+	if top.keys[k] {
+		return &jsonError{line: sc.ix.lineAt(sc.dec.InputOffset()), path: p, reason: "key appears twice"}
+	}
+	top.keys[k] = true
+	top.key = k
+	if len(sc.stack) <= maxIndexDepth {
+		sc.ix.offsets[p] = sc.dec.InputOffset()
+	}
+	return nil
 }
 
 // syntaxError turns a decoder error into a jsonError with its line.

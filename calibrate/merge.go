@@ -171,45 +171,9 @@ func Merge(target string, inputs []string, opt MergeOptions) (*MergeReport, erro
 	if opt.Sharing != ModeTimeSlice && opt.Sharing != ModeMPS {
 		return nil, fmt.Errorf("calibrate: merge: sharing mode %q: want %s or %s", opt.Sharing, ModeTimeSlice, ModeMPS)
 	}
-	declared := append([]GPUDecl(nil), opt.Declared...)
-	var records []*input
-	// The target's own record first: its declarations and measurements.
-	if own := RecordPathFor(target); exists(own) && own != target {
-		in, err := readInput(own, nil)
-		if err != nil {
-			return nil, fmt.Errorf("calibrate: merge: the target's record: %w", err)
-		}
-		records = append(records, in)
-	}
-	// Records declare their GPU types: read them before Gavel-format files.
-	ins := make([]*input, len(inputs))
-	for i, path := range inputs {
-		data, err := readLimited(path, maxRecordBytes)
-		if err != nil {
-			return nil, fmt.Errorf("calibrate: %w", err)
-		}
-		if isRecord(data) {
-			if ins[i], err = readInput(path, nil); err != nil {
-				return nil, err
-			}
-		}
-	}
-	for _, in := range append(append([]*input(nil), records...), ins...) {
-		if in == nil {
-			continue
-		}
-		var err error
-		if declared, err = mergeDecls(declared, in.record.GPUTypes, in.path); err != nil {
-			return nil, fmt.Errorf("calibrate: merge: %w", err)
-		}
-	}
-	for i, path := range inputs {
-		if ins[i] == nil {
-			var err error
-			if ins[i], err = readInput(path, declared); err != nil {
-				return nil, err
-			}
-		}
+	records, ins, declared, err := readMergeInputs(target, inputs, opt.Declared)
+	if err != nil {
+		return nil, err
 	}
 	base := models.NewMatrix()
 	if exists(target) {
@@ -222,45 +186,18 @@ func Merge(target string, inputs []string, opt MergeOptions) (*MergeReport, erro
 		return nil, fmt.Errorf("calibrate: %w", err)
 	}
 	rep := &MergeReport{Output: opt.Output, Base: base.Len(), Files: map[string][]byte{}, inputKeys: map[models.Key]bool{}}
-	types := map[string]bool{}
+	rep.add(base, ins)
 	for _, in := range ins {
-		for _, k := range in.matrix.Keys() {
-			f, _ := in.matrix.Lookup(k)
-			types[k.GPU] = true
-			rep.inputKeys[k] = true
-			old, ok := base.Lookup(k)
-			switch {
-			case !ok:
-				rep.Added++
-			case old.Value == f.Value:
-				rep.Same++
-			default:
-				rep.Replaced = append(rep.Replaced, Change{Key: k, Old: old.Value, New: f.Value, From: in.path})
-			}
-		}
-		base.Merge(in.matrix)
 		if in.record != nil {
 			records = append(records, in)
 		}
 	}
 	if len(records) > 0 {
-		rec, err := mergeRecords(records, declared, opt.Version)
-		if err != nil {
+		if err := rep.addRecord(base, records, declared, opt); err != nil {
 			return nil, err
 		}
-		setPairs(base, rec.Pairs, opt.Sharing, "fairbench calibration "+filepath.Base(RecordPathFor(opt.Output)))
-		rep.Record, rep.RecordPath, rep.Memory = rec, RecordPathFor(opt.Output), FitMemory(rec.Entries)
-		data, err := encodeRecord(rec)
-		if err != nil {
-			return nil, err
-		}
-		if _, err := DecodeRecord(data, rep.RecordPath); err != nil {
-			return nil, fmt.Errorf("calibrate: merge: the merged record does not read back: %w", err)
-		}
-		rep.Files[rep.RecordPath] = data
 	}
 	rep.Total, rep.Pairs = base.Len(), len(base.PairKeys())
-	rep.GPUTypes = sortedKeysOf(types)
 	for _, d := range declared {
 		for _, g := range base.GPUTypes() {
 			if g == d.Name {
@@ -278,6 +215,91 @@ func Merge(target string, inputs []string, opt MergeOptions) (*MergeReport, erro
 		rep.Files[GPUTypesPathFor(opt.Output)] = GPUTypesBlock(rep.Declared)
 	}
 	return rep, nil
+}
+
+// readMergeInputs reads the target's own record (if any) and the inputs:
+// the records first, whose GPU type declarations (with declared) the
+// Gavel-format inputs may then name.
+func readMergeInputs(target string, inputs []string, declared []GPUDecl) (records, ins []*input, all []GPUDecl, err error) {
+	all = append([]GPUDecl(nil), declared...)
+	if own := RecordPathFor(target); exists(own) && own != target {
+		in, err := readInput(own, nil)
+		if err != nil {
+			return nil, nil, nil, fmt.Errorf("calibrate: merge: the target's record: %w", err)
+		}
+		records = append(records, in)
+	}
+	ins = make([]*input, len(inputs))
+	for i, path := range inputs {
+		data, err := readLimited(path, maxRecordBytes)
+		if err != nil {
+			return nil, nil, nil, fmt.Errorf("calibrate: %w", err)
+		}
+		if isRecord(data) {
+			if ins[i], err = readInput(path, nil); err != nil {
+				return nil, nil, nil, err
+			}
+		}
+	}
+	for _, in := range append(append([]*input(nil), records...), ins...) {
+		if in != nil {
+			if all, err = mergeDecls(all, in.record.GPUTypes, in.path); err != nil {
+				return nil, nil, nil, fmt.Errorf("calibrate: merge: %w", err)
+			}
+		}
+	}
+	for i, path := range inputs {
+		if ins[i] == nil {
+			if ins[i], err = readInput(path, all); err != nil {
+				return nil, nil, nil, err
+			}
+		}
+	}
+	return records, ins, all, nil
+}
+
+// add merges the inputs' figures into base, later inputs winning, and
+// counts what changed.
+func (rep *MergeReport) add(base *models.Matrix, ins []*input) {
+	types := map[string]bool{}
+	for _, in := range ins {
+		for _, k := range in.matrix.Keys() {
+			f, _ := in.matrix.Lookup(k)
+			types[k.GPU] = true
+			rep.inputKeys[k] = true
+			old, ok := base.Lookup(k)
+			switch {
+			case !ok:
+				rep.Added++
+			case old.Value == f.Value:
+				rep.Same++
+			default:
+				rep.Replaced = append(rep.Replaced, Change{Key: k, Old: old.Value, New: f.Value, From: in.path})
+			}
+		}
+		base.Merge(in.matrix)
+	}
+	rep.GPUTypes = sortedKeysOf(types)
+}
+
+// addRecord builds the merged record, sets its pairs in base and adds it to
+// the files.
+func (rep *MergeReport) addRecord(base *models.Matrix, records []*input, declared []GPUDecl, opt MergeOptions) error {
+	rec, err := mergeRecords(records, declared, opt.Version)
+	if err != nil {
+		return err
+	}
+	setPairs(base, rec.Pairs, opt.Sharing, "fairbench calibration "+filepath.Base(RecordPathFor(opt.Output)))
+	rep.Record, rep.RecordPath, rep.Memory = rec, RecordPathFor(opt.Output), FitMemory(rec.Entries)
+	data, err := encodeRecord(rec)
+	if err != nil {
+		return err
+	}
+	if _, err := DecodeRecord(data, rep.RecordPath); err != nil {
+		return fmt.Errorf("calibrate: merge: the merged record does not read back: %w", err)
+	}
+	rep.Files[rep.RecordPath] = data
+	return nil
 }
 
 func exists(path string) bool {
