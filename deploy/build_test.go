@@ -1,11 +1,13 @@
 package deploy
 
 import (
-	"io/fs"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"testing"
 )
 
@@ -31,31 +33,48 @@ func buildFairbench(t *testing.T, dir string) string {
 	return bin
 }
 
-// buildFiles lists, relative to the root, the files a build of the module
-// may read: every file outside hidden folders, testdata, bin and out, less
-// the Go test files (non-Go files are there for //go:embed).
+// buildFiles lists, relative to the repository root and with slashes, the
+// files of this module that a build of fairbench reads: go.mod, go.sum, and
+// the Go, cgo, C and embedded files of every package of the module that
+// cmd/fairbench depends on (go list -deps).
 func buildFiles(t *testing.T) []string {
 	t.Helper()
-	var files []string
-	err := filepath.WalkDir(moduleRoot, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, err := filepath.Rel(moduleRoot, p)
-		if err != nil {
-			return err
-		}
-		name := d.Name()
-		switch {
-		case d.IsDir() && rel != "." && (strings.HasPrefix(name, ".") || name == "testdata" || rel == "bin" || rel == "out"):
-			return filepath.SkipDir
-		case d.Type().IsRegular() && !strings.HasSuffix(name, "_test.go") && !strings.HasPrefix(name, "."):
-			files = append(files, filepath.ToSlash(rel))
-		}
-		return nil
-	})
+	cmd := exec.Command("go", "list", "-deps", "-json=Dir,Module,GoFiles,CgoFiles,CFiles,HFiles,EmbedFiles", "fairbench/cmd/fairbench")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list: %v\n%s", err, stderr.String())
+	}
+	root, err := filepath.Abs(moduleRoot)
 	if err != nil {
 		t.Fatal(err)
+	}
+	files := []string{"go.mod", "go.sum"}
+	dec := json.NewDecoder(bytes.NewReader(out))
+	for {
+		var p struct {
+			Dir                                           string
+			Module                                        *struct{ Path string }
+			GoFiles, CgoFiles, CFiles, HFiles, EmbedFiles []string
+		}
+		if err := dec.Decode(&p); errors.Is(err, io.EOF) {
+			break
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		if p.Module == nil || p.Module.Path != "fairbench" {
+			continue
+		}
+		rel, err := filepath.Rel(root, p.Dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, list := range [][]string{p.GoFiles, p.CgoFiles, p.CFiles, p.HFiles, p.EmbedFiles} {
+			for _, f := range list {
+				files = append(files, filepath.ToSlash(filepath.Join(rel, f)))
+			}
+		}
 	}
 	return files
 }

@@ -47,6 +47,11 @@ func TestSlurmJobArray(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// sbatch reads the script; read here too, so that Go's test cache
+	// reruns this test when the script changes.
+	if _, err := os.ReadFile(script); err != nil {
+		t.Fatal(err)
+	}
 
 	c := startSlurm(t, tools, dir)
 	c.env = append(c.env, "FAIRBENCH="+fb)
