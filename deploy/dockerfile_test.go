@@ -23,9 +23,10 @@ import (
 
 // No Docker engine runs here, so the image is not built. The Dockerfile is
 // read by BuildKit's own parser and instruction reader (the code behind
-// `docker build`), with BuildKit's linter on (the rules of
-// `docker build --check` that need no base image), and then checked for
-// what would break the build or the image: see dockerfileProblems.
+// `docker build`), with BuildKit's linter on (the rules it applies while
+// reading; the others run in its conversion to LLB, which resolves the base
+// images over the network), and then checked for what would break the build
+// or the image: see dockerfileProblems.
 
 // TestDockerfile checks the repository's Dockerfile and .dockerignore.
 func TestDockerfile(t *testing.T) {
