@@ -10,6 +10,10 @@ APT_RUN  := pkg-config coinor-libclp-dev coinor-libcbc-dev
 # the HTML report in a real browser.
 APT_TEST := $(APT_RUN) python3-torch python3-torchvision chromium
 
+# deploy's tests run a grid as a real job array on a single-node Slurm that
+# they start themselves (Debian's slurm-wlm and munge).
+APT_TEST += slurm-wlm munge
+
 .PHONY: all deps test-deps apt build run test bench vet clean
 
 all: build
