@@ -31,8 +31,16 @@ apt:
 		DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq --no-install-recommends $$missing; \
 	fi
 
+# The commit goes into the binary (fairbench version, every run record)
+# even where the Go toolchain records none (GOFLAGS=-buildvcs=false, a git
+# worktree).
+COMMIT   := $(shell git rev-parse HEAD 2>/dev/null)
+LDFLAGS  := -X fairbench/internal/version.commit=$(COMMIT) \
+            -X fairbench/internal/version.commitTime=$(shell git show -s --format=%cI HEAD 2>/dev/null) \
+            -X fairbench/internal/version.modified=$(shell test -z "$$(git status --porcelain --untracked-files=no 2>/dev/null)" && echo false || echo true)
+
 build: deps
-	$(GO) build -o $(BIN) ./cmd/fairbench
+	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/fairbench
 
 # run simulates the built-in default scenario with every policy and prints
 # the comparison table; results land in $(OUT).
