@@ -6,9 +6,10 @@ BIN      := bin/fairbench
 OUT      ?= out/default
 # COIN-OR CLP/CBC for the LP/MIP backends (cgo), pkg-config to find them.
 APT_RUN  := pkg-config coinor-libclp-dev coinor-libcbc-dev
-# The tests also train real PyTorch models on the CPU (calibration) and open
-# the HTML report in a real browser.
-APT_TEST := $(APT_RUN) python3-torch python3-torchvision chromium
+# The tests also train real PyTorch models on the CPU (calibration), open
+# the HTML report in a real browser and read the figures' PDFs back
+# (pdftotext, poppler-utils).
+APT_TEST := $(APT_RUN) python3-torch python3-torchvision chromium poppler-utils
 
 .PHONY: all deps test-deps apt build run test bench vet clean
 
