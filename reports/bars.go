@@ -100,7 +100,9 @@ func (h *HBars) Plot(c draw.Canvas, p *plot.Plot) {
 		}
 		sty := h.style
 		sty.XAlign, sty.YAlign = draw.XLeft, draw.YCenter
-		c.FillText(sty, vg.Point{X: trX(h.end(b)) + vg.Points(3), Y: y}, h.label(b))
+		// YCenter centres the text's full height; the nudge centres its
+		// digits (which have no descender) on the bar.
+		c.FillText(sty, vg.Point{X: trX(h.end(b)) + vg.Points(3), Y: y + sty.FontExtents().Descent/2}, h.label(b))
 	}
 }
 

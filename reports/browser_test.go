@@ -211,3 +211,52 @@ func tail(s string, n int) string {
 	}
 	return s
 }
+
+// TestReportPrintsWhole prints the 20-policy report to PDF in headless
+// Chromium (the page's print CSS: A4 landscape) and reads it back with
+// pdftotext: every header of every table and every policy is there, so no
+// table is cut at the page's edge.
+func TestReportPrintsWhole(t *testing.T) {
+	if _, err := os.Stat(chromiumPath); err != nil {
+		t.Fatalf("needs Debian's chromium at %s: %v", chromiumPath, err)
+	}
+	r := syntheticReports(t)[0]
+	out := filepath.Join(t.TempDir(), "r")
+	if err := r.Write(out); err != nil {
+		t.Fatal(err)
+	}
+	pdf := filepath.Join(t.TempDir(), "print.pdf")
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, chromiumPath, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
+		"--disable-background-networking", "--disable-component-update", "--disable-sync", "--user-data-dir="+t.TempDir(),
+		"--no-pdf-header-footer", "--print-to-pdf="+pdf, "file://"+filepath.Join(out, "index.html"))
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("chromium --print-to-pdf: %v\n%s", err, tail(string(b), 3000))
+	}
+	text, err := exec.Command("pdftotext", "-enc", "UTF-8", pdf, "-").Output()
+	if err != nil {
+		t.Fatalf("pdftotext: %v", err)
+	}
+	// Hyphens (soft or at a line break) and spaces aside.
+	norm := func(s string) string {
+		return strings.NewReplacer("\u00ad", "", "-", "", "‐", "").Replace(squeeze(s))
+	}
+	got := norm(string(text))
+	// A header may break across lines (at spaces and soft hyphens): each
+	// of its pieces must be there.
+	for _, tb := range r.Tables {
+		for _, h := range tb.Display.Header {
+			for _, piece := range strings.FieldsFunc(h, func(r rune) bool { return r == ' ' || r == '\u00ad' }) {
+				if !strings.Contains(got, norm(piece)) {
+					t.Errorf("the printed report lacks %q of the column %q of table %s", piece, h, tb.Name)
+				}
+			}
+		}
+	}
+	for _, p := range manyPolicies {
+		if !strings.Contains(got, norm(p)) {
+			t.Errorf("the printed report lacks policy %s", p)
+		}
+	}
+}

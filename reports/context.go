@@ -117,15 +117,12 @@ func (s *Set) axisLabel(axis string) string {
 		return "GPUs per " + qual + " server"
 	case list == "users" && qual != "":
 		return words(leaf) + " of user " + qual
-	case leaf == "":
+	case strings.HasSuffix(axis, `"]`) && len(steps) > 1:
 		// A quoted key (preemption.seconds["A3C"]): its parent's words.
-		key := fmt.Sprint(steps[len(steps)-1])
-		if len(steps) > 1 {
-			if p, ok := steps[len(steps)-2].(string); ok {
-				return words(p) + " (" + key + ")"
-			}
+		if p, ok := steps[len(steps)-2].(string); ok {
+			return words(p) + " (" + leaf + ")"
 		}
-		return key
+		return leaf
 	case qual != "":
 		return words(leaf) + " (" + qual + ")"
 	}
