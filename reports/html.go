@@ -210,7 +210,6 @@ p.key { font-size: .85rem; color: #333; }
 {{if .Figures}}<section id="figures">
 <nav class="card"><h2>Figures</h2><ul>{{range .Figures}}<li><a href="#{{.ID}}">{{.Title}}</a></li>{{end}}</ul></nav>
 {{range .Figures}}<figure id="{{.ID}}" class="card">
-<h3>{{.Title}}</h3>
 {{.SVG}}
 <figcaption>{{.Caption}} Files: <a href="figures/{{.Name}}.svg">SVG</a><a href="figures/{{.Name}}.pdf">PDF</a><a href="figures/{{.Name}}.png">PNG</a><a href="figures/{{.Name}}.csv">data (CSV)</a></figcaption>
 </figure>
