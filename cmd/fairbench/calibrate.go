@@ -64,8 +64,8 @@ matrix that scenarios use with 'throughputs: FILE':
 The path from a new GPU to a report, in four commands (docs/calibration.md):
 
   fairbench calibrate run --profile b200.yaml --out cal
-  fairbench calibrate merge cal/b200.json cal/b200.calibration.json --scenario cal/b200-scenario.yaml
-  fairbench simulate cal/b200-scenario.yaml --out cal/sim
+  fairbench calibrate merge cal/b200.json cal/b200.calibration.json --scenario cal/scenario.yaml
+  fairbench simulate cal/scenario.yaml --out cal/sim
   fairbench report cal/sim --out cal/report`,
 	}
 	cmd.AddCommand(newCalibrateDevices(s), newCalibrateRun(s, false), newCalibrateRun(s, true), newCalibrateMerge(s),
@@ -406,7 +406,7 @@ func newCalibrateMerge(s *settings) *cobra.Command {
 	var output, scenario, sharing string
 	var gpuTypes []string
 	cmd := &cobra.Command{
-		Use:   "merge BASE.json INPUT... [--output OUT.json] [--scenario SCENARIO.yaml]",
+		Use:   "merge BASE.json INPUT... [--output OUT.json] [--scenario FILE]",
 		Short: "Add calibration results to a Gavel-format throughput matrix file",
 		Long: `merge adds the figures of each INPUT — a calibration record (<name>.calibration.json from
 'calibrate run' or 'calibrate colocate') or a Gavel-format throughput file — to BASE.json
