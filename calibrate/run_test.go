@@ -313,28 +313,3 @@ func runCmd(name string, args ...string) (string, error) {
 	out, err := osexec.Command(name, args...).Output()
 	return string(out), err
 }
-
-// growingProbe is fakeProbe whose GPUs' used memory grows 1 MiB a reading.
-type growingProbe struct{ fakeProbe }
-
-func (p *growingProbe) Sample(idx int, s *Sample) error {
-	err := p.fakeProbe.Sample(idx, s)
-	p.mu.Lock()
-	s.MemUsedBytes += uint64(p.reads) << 20
-	p.mu.Unlock()
-	return err
-}
-
-// TestGPUMemoryFromNVML: on a GPU the memory figure is NVML's peak use of
-// worker 0's GPU less its first reading, labelled nvml.
-func TestGPUMemoryFromNVML(t *testing.T) {
-	s := fakeSpecOn(t, "[{device: 'cuda:0'}]", "sample_hz: 50\n")
-	rec, err, _ := runFake(t, "slow", s, &growingProbe{fakeProbe{n: 1}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	e := rec.Entries[0]
-	if e.MemoryFrom != MemoryFromNVML || e.MemoryBytes == 0 || e.MemoryBytes%(1<<20) != 0 || e.MemoryBytes > e.Telemetry.PeakMemUsedByte {
-		t.Errorf("memory %d from %q (peak used %d)", e.MemoryBytes, e.MemoryFrom, e.Telemetry.PeakMemUsedByte)
-	}
-}
