@@ -45,14 +45,17 @@ import (
 //
 // Known disagreement with Gavel's pairs. The cited figures are upper
 // bounds, and six of Gavel's measured co-location pair figures ran two jobs
-// together that these figures say do not fit (models.Feasible now forbids
-// those pairs): on the 12 GB K80, ResNet-18 (batch size 128) beside
+// together that these figures say do not fit: on the 12 GB K80, ResNet-18 (batch size 128) beside
 // ResNet-50 (batch size 64) (3.22 + 8.99 = 12.21 GB) and ResNet-50 (batch
 // size 32) beside ResNet-50 (batch size 64) (5.79 + 8.99 = 14.77 GB), each
 // in both directions; on the 16 GB P100 and V100, two ResNet-50 (batch size
 // 64) (17.97 GB). Gavel's K80 pair of two ResNet-50 (batch size 64) is
-// [0, 0], which the figures agree with. TestCatalogueMemoryAgainstGavelPairs
-// lists the disagreements. A measured need (fairbench calibrate on the GPU,
+// [0, 0], which the figures agree with. TestCatalogueMemoryAgainstGavel
+// lists the disagreements. A measurement of the two running together is
+// direct evidence that they fit, so models.Feasible lets a pair with a
+// positive measured co-located figure in both directions share whatever the
+// memory figures say (measuredTogether); the figures decide for every pair
+// nobody measured. A measured need (fairbench calibrate on the GPU,
 // whose NVML figure of one process alone is also an upper bound, but of
 // this workload) replaces these through a scenario's `calibration:` key.
 //

@@ -1,6 +1,7 @@
 package models
 
 import (
+	"errors"
 	"math"
 	"sort"
 	"strings"
@@ -102,5 +103,56 @@ func TestCatalogueMemoryMakesAccumulationMatter(t *testing.T) {
 	want := c.Matrix.Throughput(Key{Job: "ResNet-50 (batch size 32)", GPU: "V100", Gang: 1}) / 2
 	if !ok || got != want {
 		t.Errorf("accumulated throughput %v (%v), want %v", got, ok, want)
+	}
+}
+
+// TestMeasuredPairOverridesMemory: two ResNet-50 (batch size 64) need
+// 2 × 8.99 = 17.97 GB by the cited upper-bound figures, more than a 16 GB
+// V100 holds, but Gavel measured the pair running together on the V100, so
+// the pair may share one; on the 16 GB P100 the same holds, while a pair
+// of the same jobs with 2-step accumulation on one side is judged by the
+// figures (8.99 + 6.14 = 15.13 GB ≤ 16: fits) and a pair nobody measured
+// that exceeds the memory is refused.
+func TestMeasuredPairOverridesMemory(t *testing.T) {
+	c := Catalogue()
+	types := map[string]JobType{}
+	for _, j := range c.JobTypes {
+		types[j.Name] = j
+	}
+	cl, err := NewCluster(c.GPUTypes, []Server{{Type: "V100", GPUs: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	job := func(id JobID, typ string) JobState {
+		return JobState{Job: Job{ID: id, User: "u", Type: typ, Gang: 1, Steps: 10}, FirstRun: -1}
+	}
+	s := &Snapshot{Cluster: cl, Users: []User{{Name: "u", Weight: 1}}, Matrix: c.Matrix, JobTypes: types,
+		Jobs: []JobState{job(1, "ResNet-50 (batch size 64)"), job(2, "ResNet-50 (batch size 64)")}}
+	pair := Allocation{Colocate: true, Run: []Assignment{{Job: 1, Type: "V100", GPUs: []int{0}}, {Job: 2, Type: "V100", GPUs: []int{0}}}}
+	if err := Feasible(s, pair); err != nil {
+		t.Errorf("measured pair refused: %v", err)
+	}
+	accum := pair
+	accum.Run = []Assignment{{Job: 1, Type: "V100", GPUs: []int{0}}, {Job: 2, Type: "V100", GPUs: []int{0}, Accum: 2}}
+	if err := Feasible(s, accum); err != nil {
+		t.Errorf("pair with accumulation refused: %v", err)
+	}
+	// An unmeasured pair: a job type "big" with 1.5 × ResNet-50's memory
+	// (13.48 GB: it runs alone, but 8.99 + 13.48 = 22.47 GB > 16 GB) and its
+	// figure alone, no pair figure.
+	big := types["ResNet-50 (batch size 64)"]
+	big.Name, big.MemoryGB = "big", 1.5*big.MemoryGB
+	types["big"] = big
+	m := NewMatrix()
+	for _, key := range c.Matrix.Keys() {
+		_ = m.Set(key, c.Matrix.Throughput(key), "catalogue")
+	}
+	_ = m.Set(Key{Job: "big", GPU: "V100", Gang: 1}, 1, "test")
+	s.Matrix = m
+	s.Jobs[1] = job(2, "big")
+	err = Feasible(s, pair)
+	var v *Violation
+	if !errors.As(err, &v) || v.Constraint != "memory" {
+		t.Errorf("unmeasured pair over memory: got %v, want a memory violation", err)
 	}
 }
