@@ -26,8 +26,10 @@
 //     the type's largest server) is homed on the type's central scheduler. A
 //     new job's type is the one where its user's per-GPU tickets
 //     share[u][g] / (D[u][g] + gang) would be highest (D = Σ gang of the
-//     user's jobs homed on g; the paper's Algorithm 2), except that with
-//     measured profiling it starts on the highest-ranked type it can run on.
+//     user's jobs homed on g; the paper's Algorithm 2), ties going to the
+//     type where the user's measured per-GPU speed is highest, except that
+//     with measured profiling it starts on the highest-ranked type it can
+//     run on where its user has not been measured.
 //     At a quantum start each user's jobs move between types while a move
 //     leaves the target with higher per-GPU tickets than the source had (so
 //     moves never oscillate); a running job, which pays the restore cost,
@@ -81,8 +83,11 @@
 //
 // Profiling (Options.Profile): "measured" (default) — the scheduler knows a
 // job's throughput on a type only once the job has run there
-// (JobState.Received > 0); a new job starts on the highest-ranked type it can
-// run on and leaves its type only once measured there; a user's speedup r_u
+// (JobState.Received > 0), and a user's per-GPU speed on a type once one of
+// its jobs has; a new job starts on the highest-ranked type it can run on
+// where its user has not been measured (else Algorithm 2 places it: a
+// user's jobs are similar) and leaves its type only once measured there; a
+// user's speedup r_u
 // of a pair is the GPU-weighted mean over its active jobs known on both
 // types, or the last value it had when none of its active jobs is (a user's
 // jobs are similar, the paper's premise); a user with no known speedup does
