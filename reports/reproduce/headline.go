@@ -18,6 +18,8 @@ type Headline struct {
 	Where string
 	// Ours writes our value from the runs, per grid point.
 	Ours func(r *Results) string
+	// Check judges ours against the paper's number.
+	Check Check
 }
 
 // Results are a reproduce grid's runs, aggregated per grid point and
@@ -25,6 +27,18 @@ type Headline struct {
 type Results struct {
 	Set   *reports.Set
 	means []reports.GroupMean
+	// alias maps a policy the headlines name to the one that ran in its
+	// place (a sensitivity variation's Swap).
+	alias map[string]string
+	runs  int
+}
+
+// policy is the policy that ran for the name a headline uses.
+func (r *Results) policy(name string) string {
+	if p, ok := r.alias[name]; ok {
+		return p
+	}
+	return name
 }
 
 func newResults(s *reports.Set) (*Results, error) {
@@ -38,6 +52,7 @@ func newResults(s *reports.Set) (*Results, error) {
 // Mean is the mean over seeds of a summary metric (a key of
 // tables/policies.csv) for policy at point p.
 func (r *Results) Mean(p *reports.Point, policy, key string) (float64, bool) {
+	policy = r.policy(policy)
 	for _, g := range r.means {
 		if g.Point == p && g.Policy == policy {
 			v, ok := g.Mean[key]
@@ -49,6 +64,7 @@ func (r *Results) Mean(p *reports.Point, policy, key string) (float64, bool) {
 
 // has reports whether the policy ran.
 func (r *Results) has(policy string) bool {
+	policy = r.policy(policy)
 	for _, p := range r.Set.Policies {
 		if p == policy {
 			return true
@@ -195,6 +211,28 @@ func solverPerRound(policy string) func(r *Results) string {
 			}
 			return fmt.Sprintf("mean %s, max %s", seconds(sum/float64(n)), seconds(hi)), true
 		})
+	}
+}
+
+// maxSolverPerRound is the policy's largest measured solver time per round
+// over the runs at a point, in seconds (from the runs' timing files).
+func maxSolverPerRound(policy string) func(r *Results, p *reports.Point) (float64, bool) {
+	return func(r *Results, p *reports.Point) (float64, bool) {
+		hi, n := 0.0, 0
+		for _, run := range r.Set.Runs {
+			if run.Point != p || run.Record.Policy != r.policy(policy) {
+				continue
+			}
+			per := map[int]float64{}
+			for _, d := range run.Timing {
+				per[d.Round] += d.Seconds
+			}
+			for _, s := range per {
+				hi = math.Max(hi, s)
+				n++
+			}
+		}
+		return hi, n > 0
 	}
 }
 
