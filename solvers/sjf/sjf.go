@@ -11,7 +11,8 @@
 //     SymbioticLab/Tiresias simulator/run_sim.py), the clairvoyant baseline
 //     of Tiresias (Gu et al., NSDI 2019, §6).
 //
-// Both know each job's work (Job.Steps) and rank it by time at its best
+// docs/algorithms/sjf.md states both. Both know each job's work (Job.Steps)
+// and rank it by time at its best
 // throughput on the cluster (s.BestThroughput): they are clairvoyant and
 // heterogeneity-aware in their estimate, and start a job on the fastest type
 // that has room for its gang.
