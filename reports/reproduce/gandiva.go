@@ -309,7 +309,7 @@ func gandivaTraces(sweeps int) func(quick bool) map[string][]byte {
 	}
 }
 
-// tradeGain reads the trade gain a policy recorded (gandiva-fair's report,
+// tradeGain writes the trade gain a policy recorded (gandiva-fair's report,
 // trade_gain_gpu_s: cluster throughput added by trading, in GPU-seconds of
 // each trade's slow type), averaged over seeds, in GPU-hours.
 func tradeGain(policy string) func(r *Results) string {
@@ -317,30 +317,15 @@ func tradeGain(policy string) func(r *Results) string {
 		if !r.has(policy) {
 			return policy + " not run"
 		}
+		v := tradeGainValue(policy)
 		return r.perPoint(func(p *reports.Point) (string, bool) {
-			var sum float64
-			n := 0
-			for _, run := range r.Set.Runs {
-				if run.Point != p || run.Record.Policy != r.policy(policy) {
-					continue
-				}
-				m, _ := run.Record.Result.PolicyReport.(map[string]any)
-				g, ok := m["trade_gain_gpu_s"].(float64)
-				if !ok {
-					return "", false
-				}
-				sum += g
-				n++
-			}
-			if n == 0 {
-				return "", false
-			}
-			return fmt.Sprintf("%.0f slow-GPU-hours", sum/float64(n)/3600), true
+			g, ok := v(r, p)
+			return fmt.Sprintf("%.0f slow-GPU-hours", g), ok
 		})
 	}
 }
 
-// minShare is, per policy, the lowest user's GPU time held ÷ entitled
+// minShare writes, per policy, the lowest user's GPU time held ÷ entitled
 // (sim's per-user share ratio), averaged over seeds.
 func minShare(policies ...string) func(r *Results) string {
 	return func(r *Results) string {
@@ -350,28 +335,10 @@ func minShare(policies ...string) func(r *Results) string {
 				parts = append(parts, pol+" not run")
 				continue
 			}
+			v := lowestShare(pol)
 			parts = append(parts, pol+" "+r.perPoint(func(p *reports.Point) (string, bool) {
-				var sum float64
-				n := 0
-				for _, run := range r.Set.Runs {
-					if run.Point != p || run.Record.Policy != r.policy(pol) {
-						continue
-					}
-					lo := math.Inf(1)
-					for _, u := range run.Record.Result.Users {
-						if u.EntitledSeconds > 0 {
-							lo = math.Min(lo, u.ShareRatio)
-						}
-					}
-					if !math.IsInf(lo, 1) {
-						sum += lo
-						n++
-					}
-				}
-				if n == 0 {
-					return "", false
-				}
-				return fmt.Sprintf("%.2f", sum/float64(n)), true
+				x, ok := v(r, p)
+				return fmt.Sprintf("%.2f", x), ok
 			}))
 		}
 		return strings.Join(parts, " · ")

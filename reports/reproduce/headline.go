@@ -5,6 +5,9 @@ import (
 	"math"
 	"strings"
 
+	"gonum.org/v1/gonum/floats"
+	"gonum.org/v1/gonum/stat"
+
 	"fairbench/reports"
 )
 
@@ -120,30 +123,6 @@ func ratio(num, den, key string) func(r *Results) string {
 	}
 }
 
-// reduction is our 1 − a ÷ b of a summary metric at each point, in percent.
-func reduction(a, b, key string) func(r *Results) string {
-	return func(r *Results) string {
-		if m := r.missing(a, b); m != "" {
-			return m
-		}
-		return r.perPoint(func(p *reports.Point) (string, bool) {
-			x, ok1 := r.Mean(p, a, key)
-			y, ok2 := r.Mean(p, b, key)
-			if !ok1 || !ok2 || y == 0 {
-				return "", false
-			}
-			d := 100 * (1 - x/y)
-			switch {
-			case math.Round(d) == 0:
-				return "no difference (0%)", true
-			case d > 0:
-				return fmt.Sprintf("%.0f%% lower", d), true
-			}
-			return fmt.Sprintf("%.0f%% higher", -d), true
-		})
-	}
-}
-
 // fairShare is the share of jobs with ρ ≤ 1 (100 − the unfair percentage)
 // of each policy at each point.
 func fairShare(policies ...string) func(r *Results) string {
@@ -181,58 +160,52 @@ func value(key, format string, policies ...string) func(r *Results) string {
 	}
 }
 
-// solverPerRound is the policy's measured solver time per scheduling round
-// (the sum over a round's decisions), mean and maximum over the rounds of
-// every run at each point, from the runs' timing files.
+// roundTimes are the policy's measured solver seconds per scheduling round
+// (the sum over a round's decisions), over the rounds of every run at a
+// point, from the runs' timing files.
+func roundTimes(r *Results, p *reports.Point, policy string) []float64 {
+	var out []float64
+	for _, run := range r.Set.Runs {
+		if run.Point != p || run.Record.Policy != r.policy(policy) {
+			continue
+		}
+		per := map[int]float64{}
+		for _, d := range run.Timing {
+			per[d.Round] += d.Seconds
+		}
+		for _, s := range per {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// solverPerRound writes the policy's solver time per round, mean and
+// maximum, at each point.
 func solverPerRound(policy string) func(r *Results) string {
 	return func(r *Results) string {
 		if !r.has(policy) {
 			return policy + " not run"
 		}
 		return r.perPoint(func(p *reports.Point) (string, bool) {
-			var sum, hi float64
-			n := 0
-			for _, run := range r.Set.Runs {
-				if run.Point != p || run.Record.Policy != policy {
-					continue
-				}
-				per := map[int]float64{}
-				for _, d := range run.Timing {
-					per[d.Round] += d.Seconds
-				}
-				for _, s := range per {
-					sum += s
-					hi = math.Max(hi, s)
-					n++
-				}
-			}
-			if n == 0 {
+			ts := roundTimes(r, p, policy)
+			if len(ts) == 0 {
 				return "", false
 			}
-			return fmt.Sprintf("mean %s, max %s", seconds(sum/float64(n)), seconds(hi)), true
+			return fmt.Sprintf("mean %s, max %s", seconds(stat.Mean(ts, nil)), seconds(floats.Max(ts))), true
 		})
 	}
 }
 
-// maxSolverPerRound is the policy's largest measured solver time per round
-// over the runs at a point, in seconds (from the runs' timing files).
+// maxSolverPerRound is the policy's largest solver time per round at a
+// point, in seconds.
 func maxSolverPerRound(policy string) func(r *Results, p *reports.Point) (float64, bool) {
 	return func(r *Results, p *reports.Point) (float64, bool) {
-		hi, n := 0.0, 0
-		for _, run := range r.Set.Runs {
-			if run.Point != p || run.Record.Policy != r.policy(policy) {
-				continue
-			}
-			per := map[int]float64{}
-			for _, d := range run.Timing {
-				per[d.Round] += d.Seconds
-			}
-			for _, s := range per {
-				hi = math.Max(hi, s)
-				n++
-			}
+		ts := roundTimes(r, p, policy)
+		if len(ts) == 0 {
+			return 0, false
 		}
-		return hi, n > 0
+		return floats.Max(ts), true
 	}
 }
 
