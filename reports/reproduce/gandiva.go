@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"sort"
-	"strings"
 
 	"fairbench/reports"
 	"fairbench/sim"
@@ -221,45 +220,27 @@ func perUserTable(r *Results) *reports.NamedTable {
 // seeds, at a point.
 func lowestShare(policy string) func(r *Results, p *reports.Point) (float64, bool) {
 	return func(r *Results, p *reports.Point) (float64, bool) {
-		var sum float64
-		n := 0
-		for _, run := range r.Set.Runs {
-			if run.Point != p || run.Record.Policy != r.policy(policy) {
-				continue
-			}
+		return seedMean(r, p, policy, func(res *sim.Result) (float64, bool) {
 			lo := math.Inf(1)
-			for _, u := range run.Record.Result.Users {
+			for _, u := range res.Users {
 				if u.EntitledSeconds > 0 {
 					lo = math.Min(lo, u.ShareRatio)
 				}
 			}
-			if !math.IsInf(lo, 1) {
-				sum += lo
-				n++
-			}
-		}
-		return sum / float64(max(n, 1)), n > 0
+			return lo, !math.IsInf(lo, 1)
+		})
 	}
 }
 
-// tradeGainValue is tradeGain's number in GPU-hours.
+// tradeGainValue is the trade gain a policy recorded (gandiva-fair's
+// report, trade_gain_gpu_s), mean over seeds, in GPU-hours.
 func tradeGainValue(policy string) func(r *Results, p *reports.Point) (float64, bool) {
 	return func(r *Results, p *reports.Point) (float64, bool) {
-		var sum float64
-		n := 0
-		for _, run := range r.Set.Runs {
-			if run.Point != p || run.Record.Policy != r.policy(policy) {
-				continue
-			}
-			m, _ := run.Record.Result.PolicyReport.(map[string]any)
+		return seedMean(r, p, policy, func(res *sim.Result) (float64, bool) {
+			m, _ := res.PolicyReport.(map[string]any)
 			g, ok := m["trade_gain_gpu_s"].(float64)
-			if !ok {
-				return 0, false
-			}
-			sum += g
-			n++
-		}
-		return sum / float64(max(n, 1)) / 3600, n > 0
+			return g / 3600, ok
+		})
 	}
 }
 
@@ -329,18 +310,9 @@ func tradeGain(policy string) func(r *Results) string {
 // (sim's per-user share ratio), averaged over seeds.
 func minShare(policies ...string) func(r *Results) string {
 	return func(r *Results) string {
-		var parts []string
-		for _, pol := range policies {
-			if !r.has(pol) {
-				parts = append(parts, pol+" not run")
-				continue
-			}
-			v := lowestShare(pol)
-			parts = append(parts, pol+" "+r.perPoint(func(p *reports.Point) (string, bool) {
-				x, ok := v(r, p)
-				return fmt.Sprintf("%.2f", x), ok
-			}))
-		}
-		return strings.Join(parts, " · ")
+		return perPolicy(r, policies, func(pol string, p *reports.Point) (string, bool) {
+			x, ok := lowestShare(pol)(r, p)
+			return fmt.Sprintf("%.2f", x), ok
+		})
 	}
 }

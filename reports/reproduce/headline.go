@@ -9,6 +9,7 @@ import (
 	"gonum.org/v1/gonum/stat"
 
 	"fairbench/reports"
+	"fairbench/sim"
 )
 
 // Headline is one published number and how to read ours from the runs.
@@ -123,40 +124,55 @@ func ratio(num, den, key string) func(r *Results) string {
 	}
 }
 
+// perPolicy writes f's value at each point for each of the policies,
+// "POLICY not run" for one that did not run.
+func perPolicy(r *Results, policies []string, f func(pol string, p *reports.Point) (string, bool)) string {
+	var parts []string
+	for _, pol := range policies {
+		if !r.has(pol) {
+			parts = append(parts, pol+" not run")
+			continue
+		}
+		parts = append(parts, pol+" "+r.perPoint(func(p *reports.Point) (string, bool) { return f(pol, p) }))
+	}
+	return strings.Join(parts, " · ")
+}
+
+// seedMean is the mean over the policy's runs at point p of f (a run f
+// gives no value for is left out; false when none gives one).
+func seedMean(r *Results, p *reports.Point, policy string, f func(res *sim.Result) (float64, bool)) (float64, bool) {
+	var sum float64
+	n := 0
+	for _, run := range r.Set.Runs {
+		if run.Point != p || run.Record.Policy != r.policy(policy) {
+			continue
+		}
+		if v, ok := f(run.Record.Result); ok {
+			sum += v
+			n++
+		}
+	}
+	return sum / float64(max(n, 1)), n > 0
+}
+
 // fairShare is the share of jobs with ρ ≤ 1 (100 − the unfair percentage)
 // of each policy at each point.
 func fairShare(policies ...string) func(r *Results) string {
 	return func(r *Results) string {
-		var parts []string
-		for _, pol := range policies {
-			if !r.has(pol) {
-				parts = append(parts, pol+" not run")
-				continue
-			}
-			parts = append(parts, pol+" "+r.perPoint(func(p *reports.Point) (string, bool) {
-				u, ok := r.Mean(p, pol, "unfair_pct")
-				return fmt.Sprintf("%.0f%%", 100-u), ok
-			}))
-		}
-		return strings.Join(parts, " · ")
+		return perPolicy(r, policies, func(pol string, p *reports.Point) (string, bool) {
+			u, ok := r.Mean(p, pol, "unfair_pct")
+			return fmt.Sprintf("%.0f%%", 100-u), ok
+		})
 	}
 }
 
 // value is a summary metric of each policy at each point.
 func value(key, format string, policies ...string) func(r *Results) string {
 	return func(r *Results) string {
-		var parts []string
-		for _, pol := range policies {
-			if !r.has(pol) {
-				parts = append(parts, pol+" not run")
-				continue
-			}
-			parts = append(parts, pol+" "+r.perPoint(func(p *reports.Point) (string, bool) {
-				v, ok := r.Mean(p, pol, key)
-				return fmt.Sprintf(format, v), ok
-			}))
-		}
-		return strings.Join(parts, " · ")
+		return perPolicy(r, policies, func(pol string, p *reports.Point) (string, bool) {
+			v, ok := r.Mean(p, pol, key)
+			return fmt.Sprintf(format, v), ok
+		})
 	}
 }
 
