@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"fairbench/scenarios"
+	"fairbench/scenarios/examples"
 	"fairbench/solvers"
 	"fairbench/solvers/registry"
 )
@@ -222,5 +223,19 @@ func TestPolicyOptions(t *testing.T) {
 	}
 	if !found {
 		t.Errorf("fifo's options did not reach its runs:\n%s", data)
+	}
+}
+
+// The Gandiva_fair preset's trace is the generator's output for seed 2020:
+// regenerate it (write gandivaTraces(hpoContended)(false)) when hpo.go
+// changes.
+func TestGandivaPresetTrace(t *testing.T) {
+	want := gandivaTraces(hpoContended)(false)[hpoTraceName(2020)]
+	got, err := examples.Read(hpoTraceName(2020))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Error("scenarios/examples/gandiva-fair-2020.trace.csv differs from the generator's output")
 	}
 }
