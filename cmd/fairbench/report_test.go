@@ -192,6 +192,15 @@ func TestReproduceQuick(t *testing.T) {
 	if !strings.Contains(out, "headlines reproduced") || strings.Count(out, "\n") > 200 {
 		t.Errorf("verdict table:\n%s", out)
 	}
+	// The verdict table and its causes fit 100 columns.
+	for _, l := range strings.Split(out, "\n") {
+		if strings.HasPrefix(l, "reproduce ") || strings.HasSuffix(l, ")") && strings.Contains(l, " runs in ") {
+			continue // the report paths
+		}
+		if n := len([]rune(l)); n > 100 {
+			t.Errorf("%d columns: %q", n, l)
+		}
+	}
 	if _, err := run(t, "reproduce", "nope"); err == nil || !strings.Contains(err.Error(), `unknown experiment "nope"`) {
 		t.Errorf("unknown experiment: %v", err)
 	}

@@ -342,12 +342,12 @@ func (e *Experiment) comparison(r *Results, js []Judgement) *reports.NamedTable 
 // print writes the comparison, the verdicts, the citation and the
 // deviations, in lines of at most 100 columns where the values allow.
 func (e *Experiment) print(w io.Writer, out *Outcome, quick bool) {
-	fmt.Fprintf(w, "\nreproduce %s: %s\n", e.Name, e.Title)
+	fmt.Fprintf(w, "\n%s\n", wrap("reproduce "+e.Name+": "+e.Title, 98, 2))
 	fmt.Fprintf(w, "paper: %s\n\n", wrap(e.Paper, 92, 7))
 	for i, h := range e.Headlines {
 		j := out.Judgements[i]
 		fmt.Fprintf(w, "%s\n", h.Metric)
-		fmt.Fprintf(w, "  paper:   %s (%s)\n", wrap(h.Paper, 80, 11), h.Where)
+		fmt.Fprintf(w, "  paper:   %s\n", wrap(h.Paper+" ("+h.Where+")", 88, 11))
 		fmt.Fprintf(w, "  ours:    %s\n", wrap(h.Ours(out.res), 88, 11))
 		fmt.Fprintf(w, "  verdict: %s (%s vs %s)\n", j.Verdict, j.Ours, j.Paper)
 		if j.Cause != "" {
