@@ -561,7 +561,7 @@ func catalogueFingerprint(cat models.Catalog) string {
 		fmt.Fprintf(&b, "gpu\t%s\t%g\t%d\n", t.Name, t.MemoryGB, t.Rank)
 	}
 	for _, t := range cat.JobTypes {
-		fmt.Fprintf(&b, "job\t%s\t%s\t%d\t%g\t%g\n", t.Name, t.Model, t.BatchSize, t.MemoryGB, t.StateGB)
+		fmt.Fprintf(&b, "job\t%s\t%s\t%d\t%g\t%g\t%g\n", t.Name, t.Model, t.BatchSize, t.MemoryGB, t.StateGB, t.EpochSamples)
 	}
 	if cat.Matrix != nil {
 		for _, k := range cat.Matrix.Keys() {
