@@ -22,7 +22,7 @@ var fixtures = []struct {
 	policy  string         // a registered policy, or a test policy of this package
 	options map[string]any // the policy's options
 	prop    string
-	want   Status
+	want    Status
 	// caught says what the fixture caught.
 	caught string
 	// found is the search that found it (nil: hand-written spec).

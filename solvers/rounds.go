@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"time"
+
+	"fairbench/models"
 )
 
 // Rounds is implemented by policies that configure the simulator's round
@@ -99,6 +101,50 @@ func (o RoundOptions) Rules(name string) (RoundRules, error) {
 		return RoundRules{}, fmt.Errorf("%s: options: arrivals must be %q, %q or %q, got %q", name, ArrivalsFill, ArrivalsWait, ArrivalsBlock, o.Arrivals)
 	}
 	return RoundRules{Resolve: time.Duration(o.ResolveSeconds * float64(time.Second)), Arrivals: o.Arrivals}, nil
+}
+
+// Paced gives a policy Gavel's decision points: it decides at round starts
+// only (Triggers), under the round rules it holds (RoundRules). Policies of
+// the Gavel family embed it.
+type Paced struct {
+	Rules RoundRules
+}
+
+// Triggers is models.AtRound: Gavel decides at round starts.
+func (Paced) Triggers() models.Trigger { return models.AtRound }
+
+// RoundRules are the rules held.
+func (p Paced) RoundRules() RoundRules { return p.Rules }
+
+// GavelPaced decodes a Gavel-family policy's round options
+// (RoundOptions, Gavel's defaults) from c into a Paced; unknown keys are
+// refused, and name prefixes the errors. With shuffle the GPU types are
+// visited in a new random order each round, drawn from c.Rand (Gavel's
+// heterogeneity-agnostic policies).
+func GavelPaced(name string, c Config, shuffle bool) (Paced, error) {
+	o := GavelRoundOptions()
+	if err := c.Decode(&o); err != nil {
+		return Paced{}, fmt.Errorf("%s: options: %w", name, err)
+	}
+	return o.paced(name, c, shuffle)
+}
+
+// paced checks o and builds the Paced of a policy.
+func (o RoundOptions) paced(name string, c Config, shuffle bool) (Paced, error) {
+	rules, err := o.Rules(name)
+	if err != nil {
+		return Paced{}, err
+	}
+	if shuffle {
+		rules.Order = ShuffledOrder(c.Rand)
+	}
+	return Paced{Rules: rules}, nil
+}
+
+// Paced builds the Paced of a policy whose options embed o (already
+// decoded from c).
+func (o RoundOptions) Paced(name string, c Config, shuffle bool) (Paced, error) {
+	return o.paced(name, c, shuffle)
 }
 
 // ShuffledOrder is a RoundRules.Order that visits the GPU types in a random

@@ -1,7 +1,6 @@
 package fifo
 
 import (
-	"fmt"
 	"sort"
 
 	"fairbench/models"
@@ -37,7 +36,7 @@ const (
 // fairbench's model, so the mode is not offered; docs/algorithms/fifo.md
 // describes it.
 type Gavel struct {
-	rules solvers.RoundRules
+	solvers.Paced
 }
 
 var (
@@ -48,25 +47,15 @@ var (
 
 // NewGavel builds gavel-fifo from solvers.RoundOptions.
 func NewGavel(c solvers.Config) (solvers.Policy, error) {
-	o := solvers.GavelRoundOptions()
-	if err := c.Decode(&o); err != nil {
-		return nil, fmt.Errorf("%s: options: %w", GavelName, err)
-	}
-	rules, err := o.Rules(GavelName)
+	p, err := solvers.GavelPaced(GavelName, c, false)
 	if err != nil {
 		return nil, err
 	}
-	return &Gavel{rules: rules}, nil
+	return &Gavel{p}, nil
 }
 
 // Name is "gavel-fifo".
 func (*Gavel) Name() string { return GavelName }
-
-// Triggers is models.AtRound: Gavel decides at round starts.
-func (*Gavel) Triggers() models.Trigger { return models.AtRound }
-
-// RoundRules are Gavel's cadence.
-func (p *Gavel) RoundRules() solvers.RoundRules { return p.rules }
 
 // Allocate places the active jobs in arrival order as described on Gavel.
 func (*Gavel) Allocate(s *models.Snapshot) (models.Allocation, error) {

@@ -241,15 +241,9 @@ func (sv *solver) solveModel(m *model, what string) (lp.Result, error) {
 		sv.tally.Fallbacks++
 		return sv.solve(&m.p, what)
 	}
-	sv.solves++
-	sv.tally.LPs++
-	var o lp.Options
-	if sv.limit > 0 {
-		o.TimeLimit = time.Until(sv.deadline)
-		if o.TimeLimit <= 0 {
-			return lp.Result{}, &LimitError{Policy: sv.policy, Limit: sv.limit, Solves: sv.solves,
-				Err: fmt.Errorf("%w before the %s LP", lp.ErrLimit, what)}
-		}
+	o, err := sv.begin(what)
+	if err != nil {
+		return lp.Result{}, err
 	}
 	res, err := lp.Interior(&m.p, m.copies, o)
 	switch {
@@ -262,19 +256,29 @@ func (sv *solver) solveModel(m *model, what string) (lp.Result, error) {
 	return sv.solve(&m.p, what)
 }
 
-// solve solves p to optimality within what is left of the time limit. The
-// limit reached (before or during the solve) is a *LimitError; any other
-// failure is an error naming the policy and the LP (what).
-func (sv *solver) solve(p *lp.Problem, what string) (lp.Result, error) {
+// begin counts one more LP solve and gives it what is left of the time
+// limit; none left is a *LimitError.
+func (sv *solver) begin(what string) (lp.Options, error) {
 	sv.solves++
 	sv.tally.LPs++
 	var o lp.Options
 	if sv.limit > 0 {
 		o.TimeLimit = time.Until(sv.deadline)
 		if o.TimeLimit <= 0 {
-			return lp.Result{}, &LimitError{Policy: sv.policy, Limit: sv.limit, Solves: sv.solves,
+			return o, &LimitError{Policy: sv.policy, Limit: sv.limit, Solves: sv.solves,
 				Err: fmt.Errorf("%w before the %s LP", lp.ErrLimit, what)}
 		}
+	}
+	return o, nil
+}
+
+// solve solves p to optimality within what is left of the time limit. The
+// limit reached (before or during the solve) is a *LimitError; any other
+// failure is an error naming the policy and the LP (what).
+func (sv *solver) solve(p *lp.Problem, what string) (lp.Result, error) {
+	o, err := sv.begin(what)
+	if err != nil {
+		return lp.Result{}, err
 	}
 	res, err := sv.backend.Solve(p, o)
 	switch {

@@ -7,12 +7,12 @@ import (
 )
 
 // base is what every Gavel policy holds. The policies decide at round
-// starts only (see Triggers).
+// starts only, on Gavel's re-solve cadence (solvers.Paced).
 type base struct {
+	solvers.Paced
 	name      string
 	opt       Options
 	backend   lp.Solver
-	rules     solvers.RoundRules
 	objective float64
 	tally     Tally
 }
@@ -31,10 +31,6 @@ type Tally struct {
 
 // Report returns the tally.
 func (b *base) Report() any { return b.tally }
-
-// RoundRules are the round mechanism's settings: Gavel's re-solve cadence
-// and arrival rule from the options.
-func (b *base) RoundRules() solvers.RoundRules { return b.rules }
 
 // options is what every policy's options type offers newBase: the common
 // Options inside it, and a validation that returns the LP backend.
@@ -55,14 +51,11 @@ func newBase(name string, c solvers.Config, o options, shuffle bool) (base, erro
 	if err != nil {
 		return base{}, err
 	}
-	rules, err := o.common().RoundOptions.Rules(name)
+	paced, err := o.common().RoundOptions.Paced(name, c, shuffle)
 	if err != nil {
 		return base{}, err
 	}
-	if shuffle {
-		rules.Order = solvers.ShuffledOrder(c.Rand)
-	}
-	return base{name: name, opt: *o.common(), backend: backend, rules: rules}, nil
+	return base{Paced: paced, name: name, opt: *o.common(), backend: backend}, nil
 }
 
 // open starts a decision on s: it clears the objective and reads the
@@ -77,11 +70,6 @@ func (b *base) open(s *models.Snapshot) (*instance, error) {
 
 // Name is the registered name.
 func (b *base) Name() string { return b.name }
-
-// Triggers is models.AtRound: Gavel recomputes its allocation for every
-// round (Narayanan et al., OSDI 2020; a job that arrives or a GPU that
-// frees up mid-round waits for the next round, as in Gavel's simulator).
-func (b *base) Triggers() models.Trigger { return models.AtRound }
 
 // Objective is the optimal objective value of the last decision, in the
 // policy's own units (see each policy's Allocate); 0 before the first

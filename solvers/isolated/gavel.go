@@ -1,7 +1,6 @@
 package isolated
 
 import (
-	"fmt"
 	"math"
 
 	"fairbench/models"
@@ -34,7 +33,7 @@ const (
 // any runnable job (Gavel's round mechanism is work-conserving), so the
 // split is a priority, not a cap.
 type Gavel struct {
-	rules solvers.RoundRules
+	solvers.Paced
 }
 
 var (
@@ -45,26 +44,15 @@ var (
 
 // NewGavel builds gavel-isolated from solvers.RoundOptions.
 func NewGavel(c solvers.Config) (solvers.Policy, error) {
-	o := solvers.GavelRoundOptions()
-	if err := c.Decode(&o); err != nil {
-		return nil, fmt.Errorf("%s: options: %w", GavelName, err)
-	}
-	rules, err := o.Rules(GavelName)
+	p, err := solvers.GavelPaced(GavelName, c, true)
 	if err != nil {
 		return nil, err
 	}
-	rules.Order = solvers.ShuffledOrder(c.Rand)
-	return &Gavel{rules: rules}, nil
+	return &Gavel{p}, nil
 }
 
 // Name is "gavel-isolated".
 func (*Gavel) Name() string { return GavelName }
-
-// Triggers is models.AtRound: Gavel decides at round starts.
-func (*Gavel) Triggers() models.Trigger { return models.AtRound }
-
-// RoundRules are Gavel's cadence and a shuffled type order.
-func (p *Gavel) RoundRules() solvers.RoundRules { return p.rules }
 
 // Allocate returns the equal split above.
 func (*Gavel) Allocate(s *models.Snapshot) (models.Allocation, error) {
