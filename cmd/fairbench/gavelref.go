@@ -18,7 +18,7 @@ func newCompareGavel(s *settings) *cobra.Command {
 	var policies, options []string
 	var seed int64
 	cmd := &cobra.Command{
-		Use:   "compare-gavel DIR [--throughputs FILE] [--cluster V:P:K] [--window FROM:TO] [--seed N] [--policy NAME]... [--option POLICY:KEY=VALUE]...",
+		Use:   "compare-gavel DIR",
 		Short: "Run fairbench's Gavel policies on the traces of a folder of Gavel results and print their mean JCTs beside Gavel's",
 		Long: `compare-gavel reads a folder of results of Gavel's own simulator (run-details.csv
 and the traces it names, as in the Gavel reference folder: see
