@@ -10,8 +10,9 @@ import (
 // This file is the round mechanism: the pure function that turns a
 // fractional allocation (Gavel-style time shares x[j][g]) and what each job
 // has received since the allocation was computed into one round's
-// placements. It is Gavel's (Narayanan et al., OSDI 2020, §4.1 and §5; the
-// exact rules are in docs/algorithms/gavel.md, "Round mechanism"):
+// placements. It is Gavel's (Narayanan et al., OSDI 2020, its round-based
+// scheduling mechanism; the exact rules, as Gavel's simulator applies them,
+// are in docs/algorithms/gavel.md, "Round mechanism"):
 //
 //   - the priority of unit u (a job, or two jobs sharing GPUs) on type g is
 //     x[u][g] divided by the fraction of type g's time since the last
