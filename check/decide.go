@@ -4,18 +4,20 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strings"
 
+	"fairbench/fairness"
 	"fairbench/models"
 	"fairbench/sim"
 	"fairbench/solvers"
 )
 
-// Subject is the policy under check: its name, the properties it claims,
-// and a factory that builds a fresh policy (fresh state) for every decision
-// or simulation.
+// Subject is the policy under check: its name, the properties it claims
+// (with their conditions), and a factory that builds a fresh policy (fresh
+// state) for every decision or simulation.
 type Subject struct {
 	Name   string
-	Claims []string
+	Claims []models.Claim
 	// Options are the policy's options (written into counterexamples).
 	Options map[string]any
 	New     func() (solvers.Policy, error)
@@ -61,13 +63,13 @@ type Decision struct {
 	Spec     *Spec // nil for a replayed file that is not spec-shaped
 	Instance *models.Instance
 	Snapshot *models.Snapshot
-	Division *models.Division
+	Division *fairness.Division
 	// Allocation is the policy's answer to one Allocate call.
 	Allocation models.Allocation
 	// Mode is the mode the outcome was measured in (OneDecision or Realised).
 	Mode Mode
 	// Outcome is the allocation in the division's terms.
-	Outcome *models.Outcome
+	Outcome *fairness.Outcome
 	// Infeasible is the constraint the allocation (or, realised, one of the
 	// simulation's allocations) breaks; nil when feasible.
 	Infeasible error
@@ -75,7 +77,7 @@ type Decision struct {
 	// malformed answer): never a property violation.
 	PolicyErr error
 	// Mechanism reruns the policy on misreported speeds (strategy-proofness).
-	Mechanism models.Mechanism
+	Mechanism fairness.Mechanism
 	// Relaxed is set in Realised mode when a job's gang exceeds one GPU:
 	// the time-sharing model the fairness predicates measure against is
 	// then a relaxation that no schedule of whole gangs may meet (2 GPUs, a
@@ -101,6 +103,20 @@ func (c *Decision) Err() error {
 	return c.err
 }
 
+// claimOf is the subject's claim of property name: every policy claims
+// feasibility, unconditionally.
+func (s *Subject) claimOf(name string) (models.Claim, bool) {
+	if name == Feasible {
+		return models.Claim{Property: Feasible}, true
+	}
+	for _, c := range s.Claims {
+		if c.Property == name {
+			return c, true
+		}
+	}
+	return models.Claim{}, false
+}
+
 // decide runs the subject on one instance.
 func decide(subj *Subject, cfg *Config, in *models.Instance, spec *Spec) *Decision {
 	c := &Decision{Spec: spec, Instance: in, cfg: cfg}
@@ -110,7 +126,7 @@ func decide(subj *Subject, cfg *Config, in *models.Instance, spec *Spec) *Decisi
 		return c
 	}
 	c.Snapshot = snap
-	if c.Division, err = models.NewDivision(snap); err != nil {
+	if c.Division, err = fairness.NewDivision(snap); err != nil {
 		c.PolicyErr = err
 		return c
 	}
@@ -138,7 +154,7 @@ func decide(subj *Subject, cfg *Config, in *models.Instance, spec *Spec) *Decisi
 			c.Relaxed = c.Relaxed || snap.Jobs[i].Gang > 1
 		}
 	}
-	outcome := func(snap *models.Snapshot, d *models.Division, a *models.Allocation) (*models.Outcome, error) {
+	outcome := func(snap *models.Snapshot, d *fairness.Division, a *models.Allocation) (*fairness.Outcome, error) {
 		if mode == Realised {
 			return realise(subj, cfg, snap, d)
 		}
@@ -156,7 +172,7 @@ func decide(subj *Subject, cfg *Config, in *models.Instance, spec *Spec) *Decisi
 			}
 			a = &alloc
 		}
-		return models.OutcomeOf(snap, d, *a, cfg.Slowdown)
+		return fairness.OutcomeOf(snap, d, *a, cfg.Slowdown)
 	}
 	if c.Infeasible == nil || mode == Realised {
 		c.Outcome, err = outcome(snap, c.Division, &c.Allocation)
@@ -169,13 +185,13 @@ func decide(subj *Subject, cfg *Config, in *models.Instance, spec *Spec) *Decisi
 			return c
 		}
 	}
-	c.Mechanism = func(rep *models.Division) (*models.Outcome, error) {
+	c.Mechanism = func(rep *fairness.Division) (*fairness.Outcome, error) {
 		rin := reported(in, rep)
 		rsnap, err := rin.Snapshot(specTypes)
 		if err != nil {
 			return nil, err
 		}
-		rd, err := models.NewDivision(rsnap)
+		rd, err := fairness.NewDivision(rsnap)
 		if err != nil {
 			return nil, err
 		}
@@ -185,11 +201,18 @@ func decide(subj *Subject, cfg *Config, in *models.Instance, spec *Spec) *Decisi
 }
 
 // reported copies in with every job's throughputs replaced by its speeds in
-// rep (a 0 removes the figure).
-func reported(in *models.Instance, rep *models.Division) *models.Instance {
+// rep (a 0 removes the figure; a gang larger than the type's servers gets
+// the same spread figure). A job whose reported speeds differ from its
+// instance's leaves a job type it shared with others for one of its own:
+// a lie about one job is not a lie about the others of its type.
+func reported(in *models.Instance, rep *fairness.Division) *models.Instance {
+	server := map[string]int{} // the largest server of each type
+	for _, sg := range in.Servers {
+		server[sg.Type] = max(server[sg.Type], sg.GPUs)
+	}
 	c := *in
 	c.Jobs = append([]models.InstanceJob(nil), in.Jobs...)
-	byID := map[models.JobID]*models.DivisionJob{}
+	byID := map[models.JobID]*fairness.Job{}
 	for i := range rep.Jobs {
 		byID[rep.Jobs[i].ID] = &rep.Jobs[i]
 	}
@@ -198,14 +221,30 @@ func reported(in *models.Instance, rep *models.Division) *models.Instance {
 		if !ok {
 			continue
 		}
-		tp := map[string]float64{}
+		j := &c.Jobs[k]
+		tp, spread := map[string]float64{}, map[string]float64(nil)
+		changed := false
 		for g, t := range dj.Speed {
-			if t > 0 {
-				tp[rep.Types[g]] = t
+			name := rep.Types[g]
+			changed = changed || t != j.Throughputs[name]
+			if t <= 0 {
+				continue
+			}
+			tp[name] = t
+			if j.Gang > server[name] {
+				if spread == nil {
+					spread = map[string]float64{}
+				}
+				spread[name] = t
 			}
 		}
-		c.Jobs[k].Throughputs = tp
-		c.Jobs[k].Spread = nil
+		if !changed {
+			continue
+		}
+		j.Throughputs, j.Spread = tp, spread
+		if strings.HasPrefix(j.Type, "kind-") {
+			j.Type = ""
+		}
 	}
 	return &c
 }
@@ -214,7 +253,7 @@ func reported(in *models.Instance, rep *models.Division) *models.Instance {
 // every job present from time 0 and too large to finish, and returns the
 // realised outcome: X[j][g] = time on g / horizon, and K[j] = steps done /
 // Σ_g T[j][g]·time on g (below 1 when co-location or restores slowed it).
-func realise(subj *Subject, cfg *Config, snap *models.Snapshot, d *models.Division) (*models.Outcome, error) {
+func realise(subj *Subject, cfg *Config, snap *models.Snapshot, d *fairness.Division) (*fairness.Outcome, error) {
 	p, err := subj.New()
 	if err != nil {
 		return nil, err
@@ -236,7 +275,7 @@ func realise(subj *Subject, cfg *Config, snap *models.Snapshot, d *models.Divisi
 	if err != nil {
 		return nil, fmt.Errorf("policy %s: %w", subj.Name, err)
 	}
-	o := models.NewOutcome(d)
+	o := fairness.NewOutcome(d)
 	at := tr.At[0]
 	for j := range d.Jobs {
 		st := at[d.Jobs[j].ID]
@@ -246,17 +285,8 @@ func realise(subj *Subject, cfg *Config, snap *models.Snapshot, d *models.Divisi
 			nominal += d.Jobs[j].Speed[g] * st.Time[t]
 		}
 		if nominal > 0 && math.Abs(st.Done-nominal) > 1e-9*nominal {
-			if o.K == nil {
-				o.K = make([][]float64, len(d.Jobs))
-				for i := range o.K {
-					o.K[i] = make([]float64, len(d.Types))
-					for g := range o.K[i] {
-						o.K[i][g] = 1
-					}
-				}
-			}
 			for g := range d.Types {
-				o.K[j][g] = st.Done / nominal
+				o.SetFactor(j, g, st.Done/nominal)
 			}
 		}
 	}

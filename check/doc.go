@@ -9,7 +9,7 @@
 // Properties are values (Property: a Name and a String that prints the
 // formula with its tolerance; Properties lists them). The single-allocation
 // predicates live in models (models.SharingIncentive, EnvyFree,
-// ParetoEfficient, StrategyProof, over a models.Division); this package
+// ParetoEfficient, StrategyProof, over a fairness.Division); this package
 // generates instances, runs policies, and measures the over-time ones.
 // With U_u(x) = Σ_{j∈u} Σ_g x[j][g]·T[j][g]/max_h T[j][h] (a user's
 // progress in units of each job's best speed), V_u(b) the best U_u a user

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"fairbench/models"
 )
 
 // python finds a Python 3 interpreter for the example policy.
@@ -22,14 +24,18 @@ func python(t *testing.T) string {
 }
 
 // The example policy, checked end to end through the protocol: it keeps the
-// properties it claims; its planted bug is caught.
+// properties it claims, for users with one job each; its planted bug is
+// caught.
 func TestExternalPythonPolicy(t *testing.T) {
 	py := python(t)
-	claims := []string{SharingIncentive, EnvyFree, StrategyProof}
+	var claims []models.Claim
+	for _, p := range []string{SharingIncentive, EnvyFree, StrategyProof} {
+		claims = append(claims, models.Claim{Property: p, Conditions: []string{models.OneJobPerUser}})
+	}
 	x := NewExternal(py+" examples/equal_share.py", 20*time.Second)
 	defer x.Close()
 	cfg := Config{Seed: 1, Cases: 25, Bound: 1, Props: []string{Feasible, SharingIncentive, EnvyFree, StrategyProof, ShareConvergence},
-		Temporal: TemporalConfig{Workloads: 1, BaseRounds: 2}}
+		Temporal: TemporalConfig{Workloads: 1, BaseRounds: 2, Horizons: 4, MaxHorizons: 4}}
 	rep, err := Run(x.Subject(claims), cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -44,7 +50,7 @@ func TestExternalPythonPolicy(t *testing.T) {
 	}
 	bug := NewExternal(py+" examples/equal_share.py --ignore-weights", 20*time.Second)
 	defer bug.Close()
-	rep, err = Run(bug.Subject(claims), Config{Seed: 1, Props: []string{SharingIncentive}})
+	rep, err = Run(bug.Subject(claims), Config{Seed: 1, Cases: 100, Props: []string{SharingIncentive}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,7 +77,7 @@ func TestExternalFailures(t *testing.T) {
 	}
 	for _, c := range cases {
 		x := NewExternal(c.cmd, time.Second)
-		rep, err := Run(x.Subject([]string{SharingIncentive}), Config{Seed: 1, Cases: 5, Bound: 1, Props: []string{Feasible, SharingIncentive}})
+		rep, err := Run(x.Subject(claimsOf(SharingIncentive)), Config{Seed: 1, Cases: 5, Bound: 1, Props: []string{Feasible, SharingIncentive}})
 		x.Close()
 		if err != nil {
 			t.Fatal(err)
