@@ -106,9 +106,11 @@ type TemporalConfig struct {
 	// Workloads is the number of seeded workloads per property (default 2).
 	Workloads int `json:"workloads"`
 	// BaseRounds is the shortest horizon H₀ in rounds (default 8); the
-	// horizons are H₀·2^k for k < Horizons (default 6: 8 to 256 rounds),
-	// extended one doubling at a time up to MaxHorizons (default 8: 1,024
-	// rounds) while the growth verdict is unsure.
+	// horizons are H₀·2^k for k < Horizons (default 5: 8 to 128 rounds),
+	// extended one doubling at a time up to MaxHorizons (default 7: 512
+	// rounds) while the growth verdict is unsure. The extension applies to
+	// static workloads (a few jobs); a dynamic workload's jobs grow with the
+	// horizon and each horizon runs to completion, so it keeps Horizons.
 	BaseRounds  int `json:"base_rounds"`
 	Horizons    int `json:"horizons"`
 	MaxHorizons int `json:"max_horizons"`
@@ -164,10 +166,10 @@ func (t *TemporalConfig) defaults() {
 		t.BaseRounds = 8
 	}
 	if t.Horizons == 0 {
-		t.Horizons = 6
+		t.Horizons = 5
 	}
 	if t.MaxHorizons == 0 {
-		t.MaxHorizons = max(8, t.Horizons)
+		t.MaxHorizons = t.Horizons + 2
 	}
 	if t.ArrivalsPerRound == 0 {
 		t.ArrivalsPerRound = 2

@@ -3,8 +3,9 @@ package check
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"math"
-	"strings"
+	"slices"
 
 	"fairbench/fairness"
 	"fairbench/models"
@@ -117,7 +118,8 @@ func (s *Subject) claimOf(name string) (models.Claim, bool) {
 	return models.Claim{}, false
 }
 
-// decide runs the subject on one instance.
+// decide runs the subject on one instance: the policy's answer, checked
+// for feasibility first, and its outcome in the mode of the check.
 func decide(subj *Subject, cfg *Config, in *models.Instance, spec *Spec) *Decision {
 	c := &Decision{Spec: spec, Instance: in, cfg: cfg}
 	snap, err := in.Snapshot(specTypes)
@@ -126,6 +128,7 @@ func decide(subj *Subject, cfg *Config, in *models.Instance, spec *Spec) *Decisi
 		return c
 	}
 	c.Snapshot = snap
+	snap.Job(0) // builds the job index now: the decision is shared by goroutines
 	if c.Division, err = fairness.NewDivision(snap); err != nil {
 		c.PolicyErr = err
 		return c
@@ -148,34 +151,14 @@ func decide(subj *Subject, cfg *Config, in *models.Instance, spec *Spec) *Decisi
 			c.Mode = Realised
 		}
 	}
-	mode := c.Mode
-	if mode == Realised {
+	if c.Mode == Realised {
 		for i := range snap.Jobs {
 			c.Relaxed = c.Relaxed || snap.Jobs[i].Gang > 1
 		}
 	}
-	outcome := func(snap *models.Snapshot, d *fairness.Division, a *models.Allocation) (*fairness.Outcome, error) {
-		if mode == Realised {
-			return realise(subj, cfg, snap, d)
-		}
-		if a == nil {
-			p, err := subj.New()
-			if err != nil {
-				return nil, err
-			}
-			alloc, err := p.Allocate(snap)
-			if err != nil {
-				return nil, fmt.Errorf("policy %s: %w", subj.Name, err)
-			}
-			if err := models.Feasible(snap, alloc); err != nil {
-				return nil, fmt.Errorf("policy %s: infeasible allocation on a misreport: %w", subj.Name, err)
-			}
-			a = &alloc
-		}
-		return fairness.OutcomeOf(snap, d, *a, cfg.Slowdown)
-	}
-	if c.Infeasible == nil || mode == Realised {
-		c.Outcome, err = outcome(snap, c.Division, &c.Allocation)
+	j := judge{subj: subj, cfg: cfg, mode: c.Mode}
+	if c.Infeasible == nil || c.Mode == Realised {
+		c.Outcome, err = j.outcome(snap, c.Division, &c.Allocation)
 		var v *models.Violation
 		switch {
 		case errors.As(err, &v):
@@ -186,67 +169,88 @@ func decide(subj *Subject, cfg *Config, in *models.Instance, spec *Spec) *Decisi
 		}
 	}
 	c.Mechanism = func(rep *fairness.Division) (*fairness.Outcome, error) {
-		rin := reported(in, rep)
-		rsnap, err := rin.Snapshot(specTypes)
-		if err != nil {
-			return nil, err
-		}
-		rd, err := fairness.NewDivision(rsnap)
-		if err != nil {
-			return nil, err
-		}
-		return outcome(rsnap, rd, nil)
+		return j.outcome(reportedSnapshot(snap, rep), rep, nil)
 	}
 	return c
 }
 
-// reported copies in with every job's throughputs replaced by its speeds in
-// rep (a 0 removes the figure; a gang larger than the type's servers gets
-// the same spread figure). A job whose reported speeds differ from its
-// instance's leaves a job type it shared with others for one of its own:
-// a lie about one job is not a lie about the others of its type.
-func reported(in *models.Instance, rep *fairness.Division) *models.Instance {
-	server := map[string]int{} // the largest server of each type
-	for _, sg := range in.Servers {
-		server[sg.Type] = max(server[sg.Type], sg.GPUs)
+// judge measures the outcome of a policy in one mode.
+type judge struct {
+	subj *Subject
+	cfg  *Config
+	mode Mode
+}
+
+// outcome is the outcome of allocation a on snap (nil: ask a fresh policy
+// first): the allocation itself, or the shares a simulation realised. An
+// infeasible answer is an error wrapping its *models.Violation.
+func (j judge) outcome(snap *models.Snapshot, d *fairness.Division, a *models.Allocation) (*fairness.Outcome, error) {
+	if j.mode == Realised {
+		return realise(j.subj, j.cfg, snap, d)
 	}
-	c := *in
-	c.Jobs = append([]models.InstanceJob(nil), in.Jobs...)
-	byID := map[models.JobID]*fairness.Job{}
+	if a == nil {
+		p, err := j.subj.New()
+		if err != nil {
+			return nil, err
+		}
+		alloc, err := p.Allocate(snap)
+		if err != nil {
+			return nil, fmt.Errorf("policy %s: %w", j.subj.Name, err)
+		}
+		if err := models.Feasible(snap, alloc); err != nil {
+			return nil, fmt.Errorf("policy %s: infeasible allocation on a misreport: %w", j.subj.Name, err)
+		}
+		a = &alloc
+	}
+	return fairness.OutcomeOf(snap, d, *a, j.cfg.Slowdown)
+}
+
+// reportedSnapshot is snap with every job's throughputs replaced by its
+// speeds in rep (0: cannot run there; the same figure consolidated and
+// spread). A job whose reported speeds differ from the truth reports them
+// as a job type of its own, "lie-<id>" (with its type's memory and state),
+// so that a lie about one job is not a lie about the others of its type.
+func reportedSnapshot(snap *models.Snapshot, rep *fairness.Division) *models.Snapshot {
+	c := *snap
+	c.Jobs = slices.Clone(snap.Jobs)
+	m := models.NewMatrix()
+	m.Merge(snap.Matrix)
+	types := maps.Clone(snap.JobTypes)
+	byID := make(map[models.JobID]*fairness.Job, len(rep.Jobs))
 	for i := range rep.Jobs {
 		byID[rep.Jobs[i].ID] = &rep.Jobs[i]
 	}
 	for k := range c.Jobs {
-		dj, ok := byID[c.Jobs[k].ID]
-		if !ok {
+		js := &c.Jobs[k]
+		dj, ok := byID[js.ID]
+		if !ok || !differs(snap, &js.Job, rep.Types, dj.Speed) {
 			continue
 		}
-		j := &c.Jobs[k]
-		tp, spread := map[string]float64{}, map[string]float64(nil)
-		changed := false
+		name := fmt.Sprintf("lie-%d", js.ID)
+		if jt, ok := types[js.Type]; ok {
+			jt.Name = name
+			types[name] = jt
+		}
+		js.Type = name
 		for g, t := range dj.Speed {
-			name := rep.Types[g]
-			changed = changed || t != j.Throughputs[name]
-			if t <= 0 {
-				continue
+			for _, p := range []models.Placement{models.Consolidated, models.Spread} {
+				// Valid by construction: t ≥ 0 and finite, gang > 0.
+				_ = m.Set(models.Key{Job: name, GPU: rep.Types[g], Gang: js.Gang, Placement: p}, t, "misreport")
 			}
-			tp[name] = t
-			if j.Gang > server[name] {
-				if spread == nil {
-					spread = map[string]float64{}
-				}
-				spread[name] = t
-			}
-		}
-		if !changed {
-			continue
-		}
-		j.Throughputs, j.Spread = tp, spread
-		if strings.HasPrefix(j.Type, "kind-") {
-			j.Type = ""
 		}
 	}
+	c.Matrix, c.JobTypes = m, types
 	return &c
+}
+
+// differs reports whether a report differs from the job's true speeds.
+func differs(snap *models.Snapshot, j *models.Job, types []string, speeds []float64) bool {
+	for g, t := range speeds {
+		if t != snap.Throughput(j, types[g]) {
+			return true
+		}
+	}
+	return false
 }
 
 // realise simulates snap's jobs under a fresh policy for cfg.Rounds rounds,

@@ -13,7 +13,7 @@ import (
 var update = flag.Bool("update", false, "rewrite the fixtures in testdata/ from the searches that found them")
 
 // fixtures are counterexamples the searches found, kept as named files
-// (STYLE.md 13); each says what it caught. With -update the search that
+// (docs/checker.md, "Fixtures"); each says what it caught. With -update the search that
 // found it runs again and rewrites the file; otherwise the file is replayed
 // and must give the same verdict.
 var fixtures = []struct {

@@ -108,7 +108,7 @@ func TestDRFBreaksSharingIncentiveWithInterchangeableTypes(t *testing.T) {
 }
 
 // Gavel's max-min fairness is not strategy-proof (Narayanan et al., OSDI
-// 2020, §4; PAPERS.md): a job gains by misreporting its throughputs.
+// 2020, §4): a job gains by misreporting its throughputs.
 func TestGavelMaxMinIsNotStrategyProof(t *testing.T) {
 	subj := registered(t, "gavel-las")
 	for _, cfg := range []Config{

@@ -15,7 +15,7 @@ import (
 // holds under the same budget. widened_test.go plants bugs in the classes
 // of the widened space.
 
-// market is Gandiva_fair's trading (DESIGN.md, "Gandiva_fair", step 2) on
+// market is Gandiva_fair's trading (Chaudhary et al., EuroSys 2020, §4) on
 // the fractional shares of users whose jobs are alike: every user starts
 // with its weighted share of every type; over each pair of types (faster
 // ranked h, slower l) the user with the highest speedup r = T[h]/T[l] buys

@@ -66,7 +66,7 @@ func (c *Case) Err() error {
 }
 
 // Properties returns every property with the tolerances of cfg, single
-// ones first, in the order of DESIGN.md's list.
+// ones first, in the order of docs/checker.md.
 func Properties(cfg *Config) []Property {
 	return []Property{
 		feasibleProp{},

@@ -25,6 +25,7 @@ type exhaustiveResult struct {
 	errSpec  Spec
 	err      error
 	relaxIdx []int
+	admitted atomic.Int64 // instances of the scope decided
 	seconds  float64
 }
 
@@ -118,6 +119,7 @@ func (r *runner) exhaustOne(it item, tasks []*task, out []*exhaustiveResult, fir
 			sc := it.spec
 			d = decide(r.subj, r.cfg, sc.Instance(), &sc)
 		}
+		out[k].admitted.Add(1)
 		v, ok := seen[t.prop.Name()]
 		if !ok {
 			good, why, _, err := check(t.prop.(SingleProperty), d, grid)
@@ -145,20 +147,34 @@ func (r *runner) exhaustOne(it item, tasks []*task, out []*exhaustiveResult, fir
 }
 
 // countChecked counts, per task, the admitted instances up to its first
-// violation (all of them when it has none) by enumerating again without
-// deciding, and the relaxed ones among them.
+// violation (all those decided when it has none; for the others by
+// enumerating again, without deciding, up to the last first violation),
+// and the relaxed ones among them.
 func (r *runner) countChecked(b Bound, tasks []*task, out []*exhaustiveResult, secs float64) {
+	last := -1
+	for _, e := range out {
+		if e != nil {
+			e.checked = int(e.admitted.Load())
+			last = max(last, e.first)
+			if e.first >= 0 {
+				e.checked = 0
+			}
+		}
+	}
 	i := 0
 	b.Each(func(s Spec) bool {
+		if i > last {
+			return false
+		}
 		for k, t := range tasks {
-			if e := out[k]; e != nil && (e.first < 0 || i <= e.first) && t.scope.Admits(s) {
+			if e := out[k]; e != nil && e.first >= 0 && i <= e.first && t.scope.Admits(s) {
 				e.checked++
 			}
 		}
 		i++
 		return true
 	})
-	for k, e := range out {
+	for _, e := range out {
 		if e == nil {
 			continue
 		}
@@ -169,7 +185,6 @@ func (r *runner) countChecked(b Bound, tasks []*task, out []*exhaustiveResult, s
 			}
 		}
 		e.relaxIdx = nil
-		out[k] = e
 	}
 }
 
@@ -409,7 +424,7 @@ func (r *runner) counterexample(prop string, scope Scope, d *Decision, reason st
 	what := fmt.Sprintf("property %s violated by policy %s", prop, r.subj.Name)
 	switch {
 	case lie != nil && lie.Infeasible != nil:
-		rin := reported(d.Instance, lie.Reported(d.Division))
+		rin := models.InstanceOf(reportedSnapshot(d.Snapshot, lie.Reported(d.Division)))
 		rd := decide(r.subj, r.cfg, rin, nil)
 		in, d = *rin, rd
 		rec.Property = Feasible

@@ -2,6 +2,7 @@ package check
 
 import (
 	"fmt"
+	"math"
 	"strings"
 
 	"fairbench/models"
@@ -88,16 +89,25 @@ func (m *Measure) fit(unit float64) {
 	m.Exponent = m.Growth.Alpha
 }
 
-// horizons are the rounds H₀·2^k for k < TemporalConfig.Horizons.
+// horizons are the rounds H₀·2^(k/2), k ≤ 2(TemporalConfig.Horizons − 1):
+// TemporalConfig.Horizons doublings from H₀, with a point halfway (in
+// ratio) between each two, so that the three-parameter growth fit has
+// degrees of freedom to spare (9 points for 5 doublings).
 func (c *Config) horizons() []int {
 	return c.horizonsN(c.Temporal.Horizons)
 }
 
-// horizonsN are the first n horizons H₀·2^k.
+// horizonsN are the horizons of n doublings from H₀.
 func (c *Config) horizonsN(n int) []int {
-	out := make([]int, n)
-	for k := range out {
-		out[k] = c.Temporal.BaseRounds << k
+	var out []int
+	for k := 0; k <= 2*(n-1); k++ {
+		h := c.Temporal.BaseRounds << (k / 2)
+		if k%2 == 1 {
+			h = int(math.Round(float64(c.Temporal.BaseRounds) * math.Pow(2, float64(k)/2)))
+		}
+		if len(out) == 0 || h > out[len(out)-1] {
+			out = append(out, h)
+		}
 	}
 	return out
 }

@@ -7,9 +7,9 @@ import (
 )
 
 // temporal checks one over-time property in one scope on the seeded
-// workloads, extending the horizons one doubling at a time (up to
-// TemporalConfig.MaxHorizons) while the growth verdict is unsure at the
-// stated confidence.
+// workloads, extending the horizons of a static workload one doubling at a
+// time (up to TemporalConfig.MaxHorizons) while the growth verdict is
+// unsure at the stated confidence.
 func (r *runner) temporal(p TemporalProperty, scope Scope) Result {
 	res := Result{Kind: "temporal", Status: Holds,
 		Method: fmt.Sprintf("%d seeded workloads (seed %d)%s, horizons %v rounds", r.cfg.Temporal.Workloads, r.cfg.Seed,
@@ -39,7 +39,7 @@ func (r *runner) temporal(p TemporalProperty, scope Scope) Result {
 }
 
 // measure measures p on w at the configured horizons and, while the
-// verdict is unsure, at one more doubling.
+// verdict is unsure on a static workload, at one more doubling.
 func (r *runner) measure(p TemporalProperty, w *Workload) (*Measure, bool, string, error) {
 	n := r.cfg.Temporal.Horizons
 	for {
@@ -48,7 +48,7 @@ func (r *runner) measure(p TemporalProperty, w *Workload) (*Measure, bool, strin
 			return nil, false, "", err
 		}
 		ok, sure, why := p.Check(m)
-		if sure || n >= r.cfg.Temporal.MaxHorizons {
+		if sure || n >= r.cfg.Temporal.MaxHorizons || w.Kind == Dynamic {
 			if !sure {
 				why += fmt.Sprintf(" (unsure at %.0f%% confidence up to %d rounds)", 100*Confidence, m.Horizons[len(m.Horizons)-1])
 				m.Detail += "; verdict unsure at the longest horizon"

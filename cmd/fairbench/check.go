@@ -38,7 +38,7 @@ type checkFlags struct {
 	props, claims                 []string
 	cases, bound, rounds          int
 	workloads, horizon, horizons  int
-	arrivals                      float64
+	arrivals, underload           float64
 	matrix, quiet                 bool
 	timeout                       time.Duration
 	maxUsers, maxTypes, maxGPUs   int
@@ -96,7 +96,7 @@ failed so that a property could not be checked.`,
 					f.limitsChanged = append(f.limitsChanged, name)
 				}
 			}
-			for _, name := range []string{"cases", "bound", "rounds", "workloads", "horizon", "horizons", "arrivals", "props"} {
+			for _, name := range []string{"cases", "bound", "rounds", "workloads", "horizon", "horizons", "arrivals", "underload", "props"} {
 				if cmd.Flags().Changed(name) {
 					f.budgetsChanged = append(f.budgetsChanged, name)
 				}
@@ -118,8 +118,9 @@ failed so that a property could not be checked.`,
 	fl.IntVar(&f.rounds, "rounds", 24, "horizon of the realised mode, in rounds")
 	fl.IntVar(&f.workloads, "workloads", 2, "seeded workloads per over-time property")
 	fl.IntVar(&f.horizon, "horizon", 8, "shortest horizon H₀ of the over-time properties, in rounds")
-	fl.IntVar(&f.horizons, "horizons", 6, "number of horizons H₀·2^k (extended by two when the growth verdict is unsure)")
+	fl.IntVar(&f.horizons, "horizons", 5, "number of horizons H₀·2^k (on static workloads extended by up to two while the growth verdict is unsure)")
 	fl.Float64Var(&f.arrivals, "arrivals", 2, "Poisson arrivals per round of the starvation workload (2 overloads it)")
+	fl.Float64Var(&f.underload, "underload", 0.7, "offered load of the starvation workload under the condition load-below-capacity, in (0, 1)")
 	fl.StringSliceVar(&f.claims, "claims", nil, "properties the policy claims, PROPERTY[:CONDITION+...] (default: the registry's; for exec: the replayed file's, else none but feasible)")
 	fl.DurationVar(&f.timeout, "timeout", check.DefaultExecTimeout, "time an external policy may take per decision")
 	fl.BoolVar(&f.quiet, "quiet", false, "no progress lines on stderr")
@@ -157,7 +158,7 @@ func (f *checkFlags) config(s *settings) check.Config {
 	cfg := check.Config{Props: f.props, Cases: f.cases, Bound: f.bound, Seed: s.seed(), Mode: check.Mode(f.mode),
 		Rounds: f.rounds, OutDir: filepath.Join(s.out(), "check"), Limits: l,
 		Temporal: check.TemporalConfig{Workloads: f.workloads, BaseRounds: f.horizon, Horizons: f.horizons,
-			MaxHorizons: f.horizons + 2, ArrivalsPerRound: f.arrivals}}
+			MaxHorizons: f.horizons + 2, ArrivalsPerRound: f.arrivals, Underload: f.underload}}
 	if len(f.limitsChanged) > 0 && slicesContains(f.limitsChanged, "gangs") {
 		cfg.Gangs = f.gangs
 	}
