@@ -259,3 +259,17 @@ func Validate(cfg Config) error {
 	cfg.Defaults()
 	return cfg.validate()
 }
+
+// setup applies the defaults, validates, and resolves the properties
+// (feasibility first when any single property is selected).
+func (c *Config) setup() ([]Property, error) {
+	c.Defaults()
+	if err := c.validate(); err != nil {
+		return nil, err
+	}
+	props, err := Lookup(c, c.Props)
+	if err != nil {
+		return nil, err
+	}
+	return withFeasible(c, props), nil
+}

@@ -7,8 +7,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"fairbench/models"
 )
 
 // python finds a Python 3 interpreter for the example policy.
@@ -28,10 +26,7 @@ func python(t *testing.T) string {
 // caught.
 func TestExternalPythonPolicy(t *testing.T) {
 	py := python(t)
-	var claims []models.Claim
-	for _, p := range []string{SharingIncentive, EnvyFree, StrategyProof} {
-		claims = append(claims, models.Claim{Property: p, Conditions: []string{models.OneJobPerUser}})
-	}
+	claims := oneJobClaims()
 	x := NewExternal(py+" examples/equal_share.py", 20*time.Second)
 	defer x.Close()
 	cfg := Config{Seed: 1, Cases: 25, Bound: 1, Props: []string{Feasible, SharingIncentive, EnvyFree, StrategyProof, ShareConvergence},
@@ -74,6 +69,9 @@ func TestExternalFailures(t *testing.T) {
 		{`while read l; do echo '{"id": 1, "allocation": {}, "extra": 1}'; done`, "malformed"},
 		{`while read l; do id=$(echo "$l" | sed 's/^{"protocol":"[^"]*","id":\([0-9]*\).*/\1/'); echo "{\"id\": $id, \"error\": \"cannot decide\"}"; done`, "error"},
 		{"/nonexistent/policy", "crash"},
+		// An endless line (3.9 GB in 5 s before the line limit): malformed
+		// once it passes MaxAnswerBytes, and the process killed.
+		{`yes | tr -d '\n'`, "malformed"},
 	}
 	for _, c := range cases {
 		x := NewExternal(c.cmd, time.Second)
@@ -85,6 +83,9 @@ func TestExternalFailures(t *testing.T) {
 		for _, r := range rep.Results {
 			if r.Status != Errored {
 				t.Errorf("%q: %s %s: %s", c.cmd, r.Property, r.Status, r.Reason)
+			}
+			if strings.HasPrefix(c.cmd, "yes") && !strings.Contains(r.Reason, "longer than") {
+				t.Errorf("endless line: reason %q does not name the limit", r.Reason)
 			}
 			if !strings.Contains(r.Reason, c.kind+":") {
 				t.Errorf("%q: %s: reason %q does not say %s", c.cmd, r.Property, r.Reason, c.kind)

@@ -134,3 +134,13 @@ func fill(s *models.Snapshot, j *models.JobState, b map[string]float64) map[stri
 	}
 	return x
 }
+
+// oneJobClaims claims sharing incentive, envy-freeness and
+// strategy-proofness for users with one job each (the example policies').
+func oneJobClaims() []models.Claim {
+	var out []models.Claim
+	for _, p := range []string{SharingIncentive, EnvyFree, StrategyProof} {
+		out = append(out, models.Claim{Property: p, Conditions: []string{models.OneJobPerUser}})
+	}
+	return out
+}

@@ -80,15 +80,10 @@ type MatrixRow struct {
 // A policy that cannot be built gets an error in every cell.
 func RunMatrix(reg *solvers.Registry, cfg Config) (*Matrix, error) {
 	start := time.Now()
-	cfg.Defaults()
-	if err := cfg.validate(); err != nil {
-		return nil, err
-	}
-	props, err := Lookup(&cfg, cfg.Props)
+	props, err := cfg.setup()
 	if err != nil {
 		return nil, err
 	}
-	props = withFeasible(&cfg, props)
 	m := &Matrix{Seed: cfg.Seed, Cases: cfg.Cases, Bound: cfg.bound()}
 	for _, p := range props {
 		m.Properties = append(m.Properties, PropertyInfo{Name: p.Name(), Kind: kindOf(p), Formula: p.String()})

@@ -185,15 +185,10 @@ func check(p SingleProperty, d *Decision, grid []float64) (bool, string, *Case, 
 // and unconditionally. It returns an error only for bad settings; policy
 // failures are reported in the results.
 func Run(subj *Subject, cfg Config) (*Report, error) {
-	cfg.Defaults()
-	if err := cfg.validate(); err != nil {
-		return nil, err
-	}
-	props, err := Lookup(&cfg, cfg.Props)
+	props, err := cfg.setup()
 	if err != nil {
 		return nil, err
 	}
-	props = withFeasible(&cfg, props)
 	tasks, err := tasksOf(subj, props)
 	if err != nil {
 		return nil, err
@@ -204,6 +199,8 @@ func Run(subj *Subject, cfg Config) (*Report, error) {
 	ex := r.exhaustive(singleTasks(tasks))
 	results := make([]Result, len(tasks))
 	var wg sync.WaitGroup
+	var mu sync.Mutex
+	var singleEnd time.Time // when the last single-decision task finished
 	sem := make(chan struct{}, cfg.Workers)
 	for i, t := range tasks {
 		wg.Add(1)
@@ -212,6 +209,13 @@ func Run(subj *Subject, cfg Config) (*Report, error) {
 			sem <- struct{}{}
 			defer func() { <-sem }()
 			results[i] = r.runTask(t, ex[i])
+			if results[i].Kind == "single" {
+				mu.Lock()
+				if now := time.Now(); now.After(singleEnd) {
+					singleEnd = now
+				}
+				mu.Unlock()
+			}
 		}()
 	}
 	wg.Wait()
@@ -222,7 +226,9 @@ func Run(subj *Subject, cfg Config) (*Report, error) {
 			return rep, err
 		}
 	}
-	rep.total(time.Since(start))
+	if !singleEnd.IsZero() {
+		rep.total(singleEnd.Sub(start))
+	}
 	r.log(rep, time.Since(start))
 	return rep, nil
 }
@@ -336,7 +342,7 @@ func propagateInfeasible(results []Result) {
 	}
 }
 
-// total sums the single-decision search of rep.
+// total sums the single-decision search of rep, which took d.
 func (rep *Report) total(d time.Duration) {
 	for _, res := range rep.Results {
 		if res.Kind == "single" && res.Property == Feasible {

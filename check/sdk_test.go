@@ -119,10 +119,7 @@ func goExample(t *testing.T) string {
 // claims (for users with one job each); its planted bug is caught.
 func TestExternalGoPolicy(t *testing.T) {
 	bin := goExample(t)
-	var claims []models.Claim
-	for _, p := range []string{SharingIncentive, EnvyFree, StrategyProof} {
-		claims = append(claims, models.Claim{Property: p, Conditions: []string{models.OneJobPerUser}})
-	}
+	claims := oneJobClaims()
 	x := NewExternal(bin, 20*time.Second)
 	defer x.Close()
 	rep, err := Run(x.Subject(claims), Config{Seed: 1, Cases: 40, Bound: 2, Props: []string{Feasible, SharingIncentive, EnvyFree, StrategyProof}})

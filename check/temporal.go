@@ -62,6 +62,8 @@ type Measure struct {
 	// Infeasible is the constraint an allocation of the simulation broke
 	// (the policy's answer is infeasible: a violation of every property).
 	Infeasible string `json:"infeasible,omitempty"`
+
+	decay bool // a quantity that should shrink (judged by its log-log slope)
 }
 
 func (m *Measure) String() string {

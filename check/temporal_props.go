@@ -249,7 +249,7 @@ func (p shareProp) Workload(seed uint64) *Workload {
 	return p.cfg.ticketWorkload(seed, p.cfg.maxHorizon())
 }
 func (p shareProp) Measure(subj *Subject, w *Workload, hs []int) (*Measure, error) {
-	m := &Measure{Horizons: hs, Unit: "relative deviation"}
+	m := &Measure{Horizons: hs, Unit: "relative deviation", decay: true}
 	tr, sc, err := staticRun(p.cfg, subj, w, hs)
 	if err != nil {
 		return m, measureError(m, err)

@@ -57,7 +57,7 @@ func newCheck(s *settings) *cobra.Command {
 		Use:   "check --policy NAME | --policy exec:CMD | --matrix [--baseline FILE] | --replay FILE",
 		Short: "Check a policy's fairness claims; exit 1 with a minimal counterexample when one fails",
 		Long: `check verifies the fairness properties a policy claims, each under the
-conditions its paper states (see 'fairbench list policies', docs/checker.md):
+conditions its paper states (docs/checker.md, "Claims and conditions"):
 single-allocation properties (feasible, sharing-incentive, envy-free,
 pareto-efficient, strategy-proof) on every small instance up to --bound
 (symmetry-reduced) and on --cases random instances (gopter, seeded by --seed,
