@@ -3,6 +3,7 @@ package check
 import (
 	"fmt"
 	"math"
+	"strings"
 	"testing"
 	"time"
 
@@ -274,6 +275,9 @@ func TestWidenedMutantsAreCaught(t *testing.T) {
 			r := result(t, rep, m.catches)
 			if r.Status != Violated || rep.ExitCode() != 1 {
 				t.Fatalf("%s (%s) not caught by %s: %s %s", m.name, m.class, m.catches, r.Status, r.Reason)
+			}
+			if m.catches == StrategyProof && !strings.Contains(r.Reason, "rechecked: the same report gains again") {
+				t.Errorf("the lie was not rechecked exactly: %s", r.Reason)
 			}
 			how := fmt.Sprintf("exhaustive instance %d", r.Exhaustive)
 			if r.Random > 0 {
