@@ -63,11 +63,24 @@ type BaselineEntry struct {
 	Status        Status `json:"status"`
 	Unconditional Status `json:"unconditional"`
 	Reason        string `json:"reason,omitempty"`
-	// Counterexample is the instance of a violation under the conditions,
-	// UnconditionalCounterexample that of a violation on every instance.
-	Counterexample              *models.Instance `json:"counterexample,omitempty"`
-	UnconditionalReason         string           `json:"unconditional_reason,omitempty"`
-	UnconditionalCounterexample *models.Instance `json:"unconditional_counterexample,omitempty"`
+	// Counterexample is the instance file of a violation under the
+	// conditions, UnconditionalCounterexample that of a violation on every
+	// instance: each a `fairbench check --replay` file, kept on one line.
+	Counterexample              json.RawMessage `json:"counterexample,omitempty"`
+	UnconditionalReason         string          `json:"unconditional_reason,omitempty"`
+	UnconditionalCounterexample json.RawMessage `json:"unconditional_counterexample,omitempty"`
+}
+
+// compact encodes a counterexample on one line (nil for none).
+func compact(in *models.Instance) json.RawMessage {
+	if in == nil {
+		return nil
+	}
+	b, err := json.Marshal(in)
+	if err != nil {
+		return nil
+	}
+	return b
 }
 
 // NewBaseline records m's claims (with the budget it was made with).
@@ -81,12 +94,12 @@ func NewBaseline(m *Matrix, b Budget) *Baseline {
 			e := BaselineEntry{Policy: row.Policy, Property: res.Property, Conditions: res.Conditions, Source: res.Source,
 				Status: res.Status, Unconditional: res.Status}
 			if res.Status == Violated {
-				e.Reason, e.Counterexample = res.Reason, res.Instance
+				e.Reason, e.Counterexample = res.Reason, compact(res.Instance)
 			}
 			if u := res.Unconditional; u != nil {
 				e.Unconditional = u.Status
 				if u.Status == Violated {
-					e.UnconditionalReason, e.UnconditionalCounterexample = u.Reason, u.Instance
+					e.UnconditionalReason, e.UnconditionalCounterexample = u.Reason, compact(u.Instance)
 				}
 			}
 			out.Claims = append(out.Claims, e)
@@ -95,10 +108,28 @@ func NewBaseline(m *Matrix, b Budget) *Baseline {
 	return out
 }
 
-// JSON encodes the baseline (indented, one trailing newline).
+// JSON encodes the baseline with one claim per line (so that a diff of
+// the file names the claims whose verdicts changed).
 func (b *Baseline) JSON() ([]byte, error) {
-	out, err := json.MarshalIndent(b, "", "  ")
-	return append(out, '\n'), err
+	budget, err := json.Marshal(b.Budget)
+	if err != nil {
+		return nil, err
+	}
+	var buf bytes.Buffer
+	fmt.Fprintf(&buf, "{\n  \"format\": %q,\n  \"budget\": %s,\n  \"claims\": [", b.Format, budget)
+	for i, e := range b.Claims {
+		line, err := json.Marshal(e)
+		if err != nil {
+			return nil, err
+		}
+		if i > 0 {
+			buf.WriteByte(',')
+		}
+		buf.WriteString("\n    ")
+		buf.Write(line)
+	}
+	buf.WriteString("\n  ]\n}\n")
+	return buf.Bytes(), nil
 }
 
 // MaxBaselineBytes bounds a baseline file.
