@@ -43,6 +43,9 @@ func Conditions() []Condition {
 			admits: func(s Spec) bool { return s.allActive() }, project: projectAllActive},
 		{Name: models.NoHistory, Doc: "the first decision, before any job has run (round 0)",
 			admits: func(s Spec) bool { return s.Round == 0 }, project: projectNoHistory},
+		{Name: models.Divisible, Doc: "jobs are divisible: an allocation's time fractions are judged as stated " +
+			"(every single decision; a policy that answers with placements is judged on its realised shares, within their slack)",
+			admits: func(Spec) bool { return true }, project: func(s Spec) Spec { return s }},
 		{Name: models.LoadBelowCapacity, Doc: "over time, the work arriving per round is below what the cluster serves per round " +
 			"(the starvation workload arrives at TemporalConfig.Underload of its capacity)",
 			admits: func(Spec) bool { return true }, project: func(s Spec) Spec { return s }, workload: underloadWorkload},

@@ -45,14 +45,14 @@ const DefaultBound = 2
 const MaxBound = 4
 
 // BoundLevel returns the bound of a level (instance counts from
-// TestBoundCounts):
+// TestBoundCounts and, for level 3, `fairbench check --bound 3`):
 //
 //	0  no exhaustive search
 //	1  ≤ 2 users × 1 job, ≤ 2 types × 1 GPU, speeds {1, 2}, gang 1, weight 1                        19 instances
 //	2  ≤ 2 users × ≤ 2 jobs (≤ 2 in all), ≤ 2 types × ≤ 2 GPUs, speeds {0, 1, 2}, gangs {1, 2},
 //	   weights {1, 1.5}, idle users, shared job types                                                 4,762 instances
-//	3  ≤ 3 users × ≤ 2 jobs (≤ 4 in all), ≤ 2 types × ≤ 3 GPUs, speeds {0, 1, 3}, gang 1,
-//	   weights {1, 2.5}, idle users, split servers, shared job types                              218,892 instances
+//	3  ≤ 3 users × ≤ 2 jobs (≤ 3 in all), ≤ 2 types × ≤ 3 GPUs, speeds {0, 1, 2}, gang 1,
+//	   weights {1, 2.5}, idle users, split servers, shared job types                              181,180 instances
 //	4  ≤ 3 users × ≤ 2 jobs (≤ 4 in all), ≤ 3 types × ≤ 3 GPUs, speeds {0, 1, 2, 4}, gangs {1, 2},
 //	   weights {1, 2.5}, idle users, split servers, shared job types                              (offline runs only)
 func BoundLevel(level int) (Bound, error) {

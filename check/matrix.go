@@ -25,13 +25,13 @@ import (
 //	  "generated_in_s": 41.2,
 //	  "properties": [{"name": "envy-free", "kind": "single", "formula": "∀u≠v: ..."}, ...],
 //	  "policies": [
-//	    {"policy": "gavel-las",
+//	    {"policy": "gavel-las", "instances": 4862, "instances_per_s": 1092,
 //	     "claims": [{"property": "sharing-incentive", "conditions": ["equal-weights", ...], "source": "Narayanan et al., ..."}, ...],
 //	     "results": [{"property": "sharing-incentive", "kind": "single", "claimed": true,
 //	                  "conditions": ["equal-weights", "one-job-per-user"], "source": "...",
 //	                  "status": "holds" | "violated" | "error",
 //	                  "method": "exhaustive bound 2: ... + 100 random instances under ... (gopter, seed 1)",
-//	                  "exhaustive": 1638, "random": 100, "workloads": 0, "instances_per_s": 950,
+//	                  "exhaustive": 4762, "random": 100, "workloads": 0,
 //	                  "reason": "...", "counterexample": "out/check/gavel-las-sharing-incentive-claim-1a2b3c4d.json",
 //	                  "shrinks": 3, "measures": [{"horizons_rounds": [8, ...], "values": [...], "unit": "...",
 //	                  "growth": {"alpha": 0.98, "alpha_lo": 0.95, "alpha_hi": 1.01, "rise": 12.3},
@@ -69,11 +69,14 @@ type PropertyInfo struct {
 	Formula string `json:"formula"`
 }
 
-// MatrixRow is one policy's results.
+// MatrixRow is one policy's results, with the single-decision instances
+// its check decided and how many per second.
 type MatrixRow struct {
-	Policy  string         `json:"policy"`
-	Claims  []models.Claim `json:"claims"`
-	Results []Result       `json:"results"`
+	Policy    string         `json:"policy"`
+	Claims    []models.Claim `json:"claims"`
+	Results   []Result       `json:"results"`
+	Instances int            `json:"instances"`
+	Rate      float64        `json:"instances_per_s"`
 }
 
 // RunMatrix checks every registered policy against every property of cfg.
@@ -106,7 +109,7 @@ func RunMatrix(reg *solvers.Registry, cfg Config) (*Matrix, error) {
 		if err != nil {
 			return nil, err
 		}
-		row.Claims, row.Results = rep.Claims, rep.Results
+		row.Claims, row.Results, row.Instances, row.Rate = rep.Claims, rep.Results, rep.Instances, rep.Rate
 		m.Policies = append(m.Policies, row)
 	}
 	m.Seconds = time.Since(start).Seconds()

@@ -18,7 +18,7 @@ import (
 func PrintReport(w io.Writer, r *Report) {
 	fmt.Fprintf(w, "policy %s — claims: %s\n", r.Policy, ClaimList(r.Claims))
 	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "property\tclaimed\tstatus\tunconditional\tchecked\tinstances/s\tseconds")
+	fmt.Fprintln(tw, "property\tclaimed\tstatus\tunconditional\tchecked\tseconds")
 	for _, res := range r.Results {
 		claimed := ""
 		if res.Claimed {
@@ -31,11 +31,7 @@ func PrintReport(w io.Writer, r *Report) {
 		if res.Unconditional != nil {
 			uncond = string(res.Unconditional.Status)
 		}
-		rate := ""
-		if res.Rate > 0 {
-			rate = fmt.Sprintf("%.0f", res.Rate)
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%.1f\n", res.Property, claimed, statusWord(res), uncond, checkedWord(res), rate, res.Seconds)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%.1f\n", res.Property, claimed, statusWord(res), uncond, checkedWord(res), res.Seconds)
 	}
 	tw.Flush()
 	if r.Instances > 0 {

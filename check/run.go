@@ -39,12 +39,10 @@ type Result struct {
 	// random cases and seed, or workloads.
 	Method string `json:"method"`
 	// Exhaustive and Random count the instances checked each way
-	// (Workloads the simulated workloads of a temporal property), and
-	// Rate the instances checked per second.
-	Exhaustive int     `json:"exhaustive,omitempty"`
-	Random     int     `json:"random,omitempty"`
-	Workloads  int     `json:"workloads,omitempty"`
-	Rate       float64 `json:"instances_per_s,omitempty"`
+	// (Workloads the simulated workloads of a temporal property).
+	Exhaustive int `json:"exhaustive,omitempty"`
+	Random     int `json:"random,omitempty"`
+	Workloads  int `json:"workloads,omitempty"`
 	// Relaxed counts the instances among those that the property did not
 	// judge: gangs above one GPU in the Realised mode (Decision.Relaxed).
 	Relaxed int `json:"relaxed,omitempty"`

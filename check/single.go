@@ -193,7 +193,6 @@ func (r *runner) countChecked(b Bound, tasks []*task, out []*exhaustiveResult, s
 func (r *runner) single(p SingleProperty, scope Scope, ex *exhaustiveResult) Result {
 	res := Result{Kind: "single"}
 	b := r.cfg.bound()
-	start := time.Now()
 	where := ""
 	if len(scope) > 0 {
 		where = " " + scope.String()
@@ -222,13 +221,6 @@ func (r *runner) single(p SingleProperty, scope Scope, ex *exhaustiveResult) Res
 		res.Instance = r.failureInstance(p, rnd.errSpec, rnd.err)
 	default:
 		res.Status = Holds
-	}
-	if n := res.Exhaustive + res.Random; n > 0 {
-		secs := time.Since(start).Seconds()
-		if ex != nil {
-			secs += ex.seconds
-		}
-		res.Rate = float64(n) / secs
 	}
 	return res
 }
@@ -300,13 +292,15 @@ func scopeSuffix(scope Scope) string {
 }
 
 // drawIn draws a random spec that the scope admits: a draw within the
-// limits, projected onto the conditions.
+// limits, projected onto the conditions (after 1,000 draws that no
+// projection admits, the smallest instance, which every condition admits).
 func drawIn(l Limits, scope Scope, rng *rand.Rand) Spec {
-	for {
+	for range 1000 {
 		if s, ok := scope.Project(l.Random(rng)); ok {
 			return s
 		}
 	}
+	return Spec{GPUs: []int{1}, Users: []UserSpec{{Weight: 1, Jobs: []JobSpec{{Gang: 1, Speed: []float64{1}}}}}}
 }
 
 // judges reports whether p is one of the properties the Realised mode

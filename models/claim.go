@@ -49,4 +49,7 @@ const (
 	// LoadBelowCapacity: over time, the work arriving per round is below
 	// what the cluster can serve per round.
 	LoadBelowCapacity = "load-below-capacity"
+	// Divisible: jobs are divisible goods, their time fractions realised as
+	// stated (the checker's decision mode judges a policy's fractions so).
+	Divisible = "divisible"
 )
