@@ -43,9 +43,17 @@ func TestExternalPythonPolicy(t *testing.T) {
 	if rep.ExitCode() != 0 {
 		t.Errorf("exit code %d", rep.ExitCode())
 	}
-	bug := NewExternal(py+" examples/equal_share.py --ignore-weights", 20*time.Second)
+	catchesIgnoredWeights(t, py+" examples/equal_share.py --ignore-weights")
+}
+
+// catchesIgnoredWeights checks that the example policy's planted bug (every
+// user's slice the same whatever its weight) is caught at the default
+// random budget.
+func catchesIgnoredWeights(t *testing.T, cmd string) {
+	t.Helper()
+	bug := NewExternal(cmd, 20*time.Second)
 	defer bug.Close()
-	rep, err = Run(bug.Subject(claims), Config{Seed: 1, Cases: 100, Props: []string{SharingIncentive}})
+	rep, err := Run(bug.Subject(oneJobClaims()), Config{Seed: 1, Cases: DefaultCases, Props: []string{SharingIncentive}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -131,13 +131,5 @@ func TestExternalGoPolicy(t *testing.T) {
 			t.Errorf("%s: %s: %s", r.Property, r.Status, r.Reason)
 		}
 	}
-	bug := NewExternal(bin+" -ignore-weights", 20*time.Second)
-	defer bug.Close()
-	rep, err = Run(bug.Subject(claims), Config{Seed: 1, Cases: 100, Props: []string{SharingIncentive}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if r := result(t, rep, SharingIncentive); r.Status != Violated || rep.ExitCode() != 1 {
-		t.Fatalf("ignored weights: %s (exit %d): %s", r.Status, rep.ExitCode(), r.Reason)
-	}
+	catchesIgnoredWeights(t, bin+" -ignore-weights")
 }
