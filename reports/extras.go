@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"image/color"
 	"math"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -18,6 +17,8 @@ import (
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
+
+	"fairbench/internal/input"
 )
 
 // readRows reads a small table from a CSV file (a header row, '#' comment
@@ -25,7 +26,7 @@ import (
 // `rows` or `measurements` holds one), as maps of lower-case column name
 // to text. Numbers and booleans in JSON become their text.
 func readRows(path string) ([]map[string]string, []string, error) {
-	b, err := os.ReadFile(path)
+	b, err := input.ReadFile(path, input.MaxTableBytes)
 	if err != nil {
 		return nil, nil, fmt.Errorf("reports: %w", err)
 	}
@@ -41,6 +42,9 @@ func readRows(path string) ([]map[string]string, []string, error) {
 	}
 	if len(recs) < 2 {
 		return nil, nil, fmt.Errorf("reports: %s: no rows (want a header row and at least one data row)", path)
+	}
+	if len(recs)-1 > MaxTableRows {
+		return nil, nil, fmt.Errorf("reports: %s: %d rows, more than the limit of %d (docs/limits.md)", path, len(recs)-1, MaxTableRows)
 	}
 	header := make([]string, len(recs[0]))
 	for i, h := range recs[0] {
@@ -76,6 +80,9 @@ func jsonRows(path string, b []byte) ([]map[string]string, []string, error) {
 	list, ok := raw.([]any)
 	if !ok || len(list) == 0 {
 		return nil, nil, fmt.Errorf("reports: %s: want a non-empty array of objects (or {\"rows\": [...]})", path)
+	}
+	if len(list) > MaxTableRows {
+		return nil, nil, fmt.Errorf("reports: %s: %d rows, more than the limit of %d (docs/limits.md)", path, len(list), MaxTableRows)
 	}
 	var rows []map[string]string
 	var header []string
@@ -116,6 +123,14 @@ func where(path string, row map[string]string) string {
 	}
 	return path + ":" + row["_line"]
 }
+
+// Limits on the tables a report reads: each calibration job type (and
+// gang) widens the calibration figures by 0.6 inch, so their number is
+// bounded as well as the rows.
+const (
+	MaxTableRows       = 1000
+	MaxCalibrationJobs = 100
+)
 
 // Calibration is a throughput profile from calibration, in the shape
 // reports expect (see ReadCalibration).
@@ -172,6 +187,9 @@ func ReadCalibration(path string) (*Calibration, error) {
 	if !slices.Contains(header, "steps_per_s") && !slices.Contains(header, "samples_per_s") {
 		return nil, fmt.Errorf("reports: %s: calibration profile: no steps_per_s or samples_per_s column", path)
 	}
+	if len(rows) > MaxTableRows {
+		return nil, fmt.Errorf("reports: %s: %d calibration rows, more than the limit of %d (docs/limits.md)", path, len(rows), MaxTableRows)
+	}
 	cal := &Calibration{Path: path}
 	var errs []error
 	for _, r := range rows {
@@ -202,6 +220,9 @@ func ReadCalibration(path string) (*Calibration, error) {
 		}
 		cal.Rows = append(cal.Rows, row)
 	}
+	if n := len(calibrationJobs(cal)); n > MaxCalibrationJobs {
+		errs = append(errs, fmt.Errorf("reports: %s: %d distinct job types (and gangs), more than the limit of %d a figure can show (docs/limits.md)", path, n, MaxCalibrationJobs))
+	}
 	return cal, errors.Join(errs...)
 }
 
@@ -209,7 +230,7 @@ func ReadCalibration(path string) (*Calibration, error) {
 // rows (entries whose status is not ok are left out); nil rows when the
 // file has another shape.
 func calibrateRecordRows(path string) ([]map[string]string, []string, error) {
-	b, err := os.ReadFile(path)
+	b, err := input.ReadFile(path, input.MaxTableBytes)
 	if err != nil {
 		return nil, nil, fmt.Errorf("reports: %w", err)
 	}
@@ -252,6 +273,19 @@ func calibrateRecordRows(path string) ([]map[string]string, []string, error) {
 		return nil, nil, fmt.Errorf("reports: %s: the calibration record has no entry with status ok", path)
 	}
 	return rows, []string{"energy_per_sample_j", "gang", "gpu", "job_type", "power_w", "samples_per_s", "steps_per_s"}, nil
+}
+
+// calibrationJobs lists the profile's job labels (job type and gang).
+func calibrationJobs(cal *Calibration) []string {
+	var jobs []string
+	seen := map[string]bool{}
+	for _, r := range cal.Rows {
+		if j := jobLabel(r); !seen[j] {
+			seen[j] = true
+			jobs = append(jobs, j)
+		}
+	}
+	return jobs
 }
 
 // calibrationFigures draws the profile's throughput, power and energy per
@@ -484,7 +518,7 @@ func ReadMatrix(path string) (*Matrix, error) {
 // "reason", "counterexample"}]}]}) as rows; nil rows when the file has
 // another shape.
 func checkMatrixRows(path string) ([]map[string]string, []string, error) {
-	b, err := os.ReadFile(path)
+	b, err := input.ReadFile(path, input.MaxTableBytes)
 	if err != nil {
 		return nil, nil, fmt.Errorf("reports: %w", err)
 	}
