@@ -37,13 +37,15 @@ const (
 	// MaxMemoryGB bounds a memory or state size in GB.
 	MaxMemoryGB = 1e6
 
-	// MaxHorizon bounds every time fairbench reads (arrivals, run times,
-	// attained service) and the simulated time of a run: ten years, far
-	// inside time.Duration's 292 years, so sums of two times never
-	// overflow.
-	MaxHorizon = 10 * 365 * 24 * time.Hour
-	// MaxRounds bounds the rounds one simulated run may take.
-	MaxRounds = 10_000_000
+	// MaxHorizon bounds every time fairbench reads (arrivals, a job's run
+	// time alone on its fastest GPU type, time run so far): one year, far
+	// inside time.Duration's 292 years, so sums of times never overflow.
+	MaxHorizon = 365 * 24 * time.Hour
+	// MaxRounds bounds the rounds one simulated run may take, and
+	// MaxSimulated its simulated time: a run that passes either stops with
+	// an error instead of running (nearly) forever.
+	MaxRounds    = 1_000_000
+	MaxSimulated = 10 * MaxHorizon
 	// MaxRound bounds a round's length, MaxRestore a checkpoint-restore
 	// cost.
 	MaxRound   = 24 * time.Hour
