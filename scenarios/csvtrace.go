@@ -6,6 +6,9 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"fairbench/internal/input"
+	"fairbench/models"
 )
 
 // CSV trace columns.
@@ -48,7 +51,7 @@ var csvColumns = []string{ColArrival, ColUser, ColJobType, ColGang, ColSteps, Co
 // missing column, a row with the wrong number of columns, an unparsable,
 // non-finite or out-of-range number, an empty job type or user.
 func ReadCSVTrace(r io.Reader, name string) (*Trace, error) {
-	cr := csv.NewReader(r)
+	cr := csv.NewReader(input.Lines(r, input.MaxLineBytes))
 	cr.Comment = '#'
 	cr.FieldsPerRecord = -1
 	cr.TrimLeadingSpace = true
@@ -94,6 +97,9 @@ func ReadCSVTrace(r io.Reader, name string) (*Trace, error) {
 			return nil, csvError(name, err)
 		}
 		line, _ := cr.FieldPos(0)
+		if len(tr.Jobs) >= MaxJobs {
+			return nil, &Error{File: name, Line: line, Reason: fmt.Sprintf("more than %d jobs, the limit", MaxJobs)}
+		}
 		if len(rec) != len(header) {
 			return nil, &Error{File: name, Line: line, Path: "columns",
 				Reason: fmt.Sprintf("got %d columns, want %d (%s)", len(rec), len(header), strings.Join(header, ","))}
@@ -111,8 +117,8 @@ func ReadCSVTrace(r io.Reader, name string) (*Trace, error) {
 		j := TraceJob{Line: line}
 		v, _ := get(ColArrival)
 		arrival, err := number(v)
-		if err != nil || arrival < 0 {
-			return nil, bad(ColArrival, "must be a finite number of seconds ≥ 0, got %q", v)
+		if err != nil || arrival < 0 || arrival > models.MaxHorizonSeconds {
+			return nil, bad(ColArrival, "must be a finite number of seconds between 0 and %g (%s), got %q", models.MaxHorizonSeconds, models.Describe(models.MaxHorizon), v)
 		}
 		j.Arrival = seconds(arrival)
 		if j.Type, _ = get(ColJobType); j.Type == "" {
@@ -120,18 +126,18 @@ func ReadCSVTrace(r io.Reader, name string) (*Trace, error) {
 		}
 		v, _ = get(ColGang)
 		gang, err := wholeNumber(v)
-		if err != nil || gang < 1 || gang > 1<<30 {
-			return nil, bad(ColGang, "must be a whole number ≥ 1, got %q", v)
+		if err != nil || gang < 1 || gang > models.MaxGPUs {
+			return nil, bad(ColGang, "must be a whole number between 1 and %d, got %q", models.MaxGPUs, v)
 		}
 		j.Gang = int(gang)
 		if v, ok := get(ColSteps); ok {
-			if j.Steps, err = number(v); err != nil || j.Steps <= 0 {
-				return nil, bad(ColSteps, "must be a finite number > 0, got %q", v)
+			if j.Steps, err = number(v); err != nil || j.Steps <= 0 || j.Steps > models.MaxSteps {
+				return nil, bad(ColSteps, "must be a finite number > 0 and at most %g, got %q", float64(models.MaxSteps), v)
 			}
 		}
 		if v, ok := get(ColDuration); ok {
-			if j.DurationSeconds, err = number(v); err != nil || j.DurationSeconds <= 0 {
-				return nil, bad(ColDuration, "must be a finite number of seconds > 0, got %q", v)
+			if j.DurationSeconds, err = number(v); err != nil || j.DurationSeconds <= 0 || j.DurationSeconds > models.MaxHorizonSeconds {
+				return nil, bad(ColDuration, "must be a finite number of seconds > 0 and at most %g (%s), got %q", models.MaxHorizonSeconds, models.Describe(models.MaxHorizon), v)
 			}
 		}
 		if v, ok := get(ColUser); ok {
@@ -141,13 +147,13 @@ func ReadCSVTrace(r io.Reader, name string) (*Trace, error) {
 			j.User = v
 		}
 		if v, ok := get(ColPriority); ok && v != "" {
-			if j.Priority, err = number(v); err != nil || j.Priority < 0 {
-				return nil, bad(ColPriority, "must be a finite number ≥ 0, got %q", v)
+			if j.Priority, err = number(v); err != nil || j.Priority < 0 || j.Priority > models.MaxWeight || (j.Priority > 0 && j.Priority < models.MinWeight) {
+				return nil, bad(ColPriority, "must be 0 or a finite number between %g and %g, got %q", models.MinWeight, float64(models.MaxWeight), v)
 			}
 		}
 		if v, ok := get(ColMemory); ok && v != "" {
-			if j.MemoryGB, err = number(v); err != nil || j.MemoryGB < 0 {
-				return nil, bad(ColMemory, "must be a finite number of GB ≥ 0, got %q", v)
+			if j.MemoryGB, err = number(v); err != nil || j.MemoryGB < 0 || j.MemoryGB > models.MaxMemoryGB {
+				return nil, bad(ColMemory, "must be a finite number of GB between 0 and %g, got %q", float64(models.MaxMemoryGB), v)
 			}
 		}
 		tr.Jobs = append(tr.Jobs, j)
@@ -157,8 +163,12 @@ func ReadCSVTrace(r io.Reader, name string) (*Trace, error) {
 
 func csvError(name string, err error) error {
 	var pe *csv.ParseError
-	if errors.As(err, &pe) {
+	var long *input.LineTooLongError
+	switch {
+	case errors.As(err, &long):
+		return &Error{File: name, Line: long.Line, Reason: long.Error()}
+	case errors.As(err, &pe):
 		return &Error{File: name, Line: pe.Line, Reason: "malformed CSV: " + pe.Err.Error()}
 	}
-	return &Error{File: name, Reason: "reading: " + err.Error()}
+	return &Error{File: name, Reason: "reading: " + strings.TrimPrefix(err.Error(), name+": ")}
 }
