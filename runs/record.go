@@ -6,12 +6,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"sort"
 	"strconv"
 	"strings"
 	"text/tabwriter"
 
+	"fairbench/internal/input"
 	"fairbench/sim"
 )
 
@@ -42,7 +42,7 @@ func (r *Record) Encode() ([]byte, error) {
 
 // ReadRecord reads a result file written by Write.
 func ReadRecord(path string) (*Record, error) {
-	b, err := os.ReadFile(path)
+	b, err := input.ReadFile(path, input.MaxRecordBytes)
 	if err != nil {
 		return nil, err
 	}

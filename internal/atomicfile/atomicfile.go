@@ -58,19 +58,33 @@ func RemovePending() int {
 // Write writes data to path through a temporary file in the same folder
 // and a rename, so that a reader (or a crash) never sees a partial file.
 func Write(path string, data []byte) error {
+	name, err := temp(path, data)
+	if err != nil {
+		return err
+	}
+	if err := Commit(name, path); err != nil {
+		Discard(name)
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}
+
+// temp writes data to a tracked temporary file next to path and returns
+// its name.
+func temp(path string, data []byte) (string, error) {
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("create %s: %w", dir, err)
+		return "", fmt.Errorf("create %s: %w", dir, err)
 	}
 	pending.Lock()
 	if pending.closed {
 		pending.Unlock()
-		return fmt.Errorf("write %s: %w", path, ErrStopping)
+		return "", fmt.Errorf("write %s: %w", path, ErrStopping)
 	}
 	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
 	if err != nil {
 		pending.Unlock()
-		return fmt.Errorf("write %s: %w", path, err)
+		return "", fmt.Errorf("write %s: %w", path, err)
 	}
 	name := tmp.Name()
 	pending.paths[name] = true
@@ -81,16 +95,66 @@ func Write(path string, data []byte) error {
 	for _, e := range []error{werr, serr, cerr} {
 		if e != nil {
 			Discard(name)
-			return fmt.Errorf("write %s: %w", path, e)
+			return "", fmt.Errorf("write %s: %w", path, e)
 		}
 	}
 	if err := os.Chmod(name, 0o644); err != nil {
 		Discard(name)
-		return fmt.Errorf("write %s: %w", path, err)
+		return "", fmt.Errorf("write %s: %w", path, err)
 	}
-	if err := Commit(name, path); err != nil {
-		Discard(name)
-		return fmt.Errorf("write %s: %w", path, err)
+	return name, nil
+}
+
+// File is one file of a set written together.
+type File struct {
+	Path string
+	Data []byte
+}
+
+// WriteAll writes files through temporary files and renames them into
+// place in order, all at once: a signal (RemovePending) sees either every
+// file in place or none. When a rename fails, the files already renamed
+// are removed again, so a failure leaves none of them either.
+func WriteAll(files ...File) error {
+	var tmps []string
+	discard := func() {
+		for _, t := range tmps {
+			Discard(t)
+		}
+	}
+	for _, f := range files {
+		t, err := temp(f.Path, f.Data)
+		if err != nil {
+			discard()
+			return err
+		}
+		tmps = append(tmps, t)
+	}
+	pending.Lock()
+	defer pending.Unlock()
+	if pending.closed {
+		for _, t := range tmps {
+			os.Remove(t)
+			delete(pending.paths, t)
+		}
+		return fmt.Errorf("write %s: %w", files[0].Path, ErrStopping)
+	}
+	for i, t := range tmps {
+		if err := os.Rename(t, files[i].Path); err != nil {
+			for _, done := range files[:i] {
+				os.Remove(done.Path)
+			}
+			for _, rest := range tmps[i:] {
+				os.Remove(rest)
+			}
+			for _, t := range tmps {
+				delete(pending.paths, t)
+			}
+			return fmt.Errorf("write %s: %w", files[i].Path, err)
+		}
+	}
+	for _, t := range tmps {
+		delete(pending.paths, t)
 	}
 	return nil
 }
