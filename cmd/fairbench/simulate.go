@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -140,7 +141,7 @@ func execute(cmd *cobra.Command, s *settings, f *runFlags, g *scenarios.Grid) er
 		}
 		todo = runs.Shard(g.Runs, i, n)
 	}
-	recs, err := runs.Grid(todo, s.out(), o, runs.GridOptions{
+	recs, err := runs.GridContext(cmd.Context(), todo, s.out(), o, runs.GridOptions{
 		Workers: f.workers, Force: f.force, Whole: g.Runs, Progress: progress(cmd.ErrOrStderr(), len(todo)),
 	})
 	if len(recs) > 0 {
@@ -165,7 +166,10 @@ func progress(w io.Writer, total int) runs.Progress {
 	}
 	return func(done, total int, r scenarios.Run, skipped bool, err error) {
 		status := "ok"
+		var stop interrupted
 		switch {
+		case errors.As(err, &stop):
+			status = "stopped (" + stop.Error() + ")"
 		case err != nil:
 			status = "FAILED"
 		case skipped:
