@@ -3,7 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -11,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"fairbench/check"
+	"fairbench/internal/atomicfile"
 	"fairbench/models"
 	"fairbench/runs"
 	"fairbench/solvers/registry"
@@ -224,14 +224,6 @@ func runMatrix(cmd *cobra.Command, s *settings, cfg check.Config) error {
 	return nil
 }
 
-// writeFile writes b to path through a temporary file and a rename.
-func writeFile(path string, b []byte) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
-	}
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, b, 0o644); err != nil {
-		return err
-	}
-	return os.Rename(tmp, path)
-}
+// writeFile writes b to path through a temporary file and a rename; the
+// temporary is removed when the rename fails (path is a folder, say).
+func writeFile(path string, b []byte) error { return atomicfile.Write(path, b) }
