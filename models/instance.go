@@ -378,7 +378,10 @@ func InstanceOf(s *Snapshot) *Instance {
 			f := j.FirstRun.Seconds()
 			ij.FirstRun = &f
 		}
-		for _, g := range s.Cluster.TypeNames() {
+		// Every type the instance lists, with servers or not, so that
+		// writing a snapshot down keeps every figure it was read with.
+		for _, t := range s.Cluster.Types {
+			g := t.Name
 			if f, ok := s.Matrix.Lookup(Key{Job: j.Type, GPU: g, Gang: j.Gang}); ok {
 				ij.Throughputs[g] = f.Value
 			}
