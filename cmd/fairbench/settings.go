@@ -66,27 +66,33 @@ func (s *settings) load(cmd *cobra.Command) error {
 	if err != nil {
 		return err
 	}
+	if err := applySettings(cmd.Flags(), env, file, path); err != nil {
+		return err
+	}
+	return s.v.BindPFlags(cmd.Flags())
+}
+
+// applySettings sets the flags of fs that the command line did not set:
+// from env, else from the file's settings (read from path).
+func applySettings(fs *pflag.FlagSet, env map[string]string, file map[string]fileSetting, path string) error {
 	var errs []error
-	cmd.Flags().VisitAll(func(f *pflag.Flag) {
+	fs.VisitAll(func(f *pflag.Flag) {
 		if f.Changed || notSettings[f.Name] {
 			return
 		}
 		if v, ok := env[f.Name]; ok {
-			if err := setFlag(cmd.Flags(), f, []string{v}, false); err != nil {
+			if err := setFlag(fs, f, []string{v}, false); err != nil {
 				errs = append(errs, fmt.Errorf("%s%s=%s: %v", envPrefix, envName(f.Name), v, err))
 			}
 			return
 		}
-		if fs, ok := file[f.Name]; ok {
-			if err := setFlag(cmd.Flags(), f, fs.values, fs.list); err != nil {
-				errs = append(errs, fmt.Errorf("--config %s:%d: %s: %v", path, fs.line, f.Name, err))
+		if s, ok := file[f.Name]; ok {
+			if err := setFlag(fs, f, s.values, s.list); err != nil {
+				errs = append(errs, fmt.Errorf("--config %s:%d: %s: %v", path, s.line, f.Name, err))
 			}
 		}
 	})
-	if err := errors.Join(errs...); err != nil {
-		return err
-	}
-	return s.v.BindPFlags(cmd.Flags())
+	return errors.Join(errs...)
 }
 
 // flagNames lists every flag of root and its subcommands.
@@ -139,6 +145,11 @@ func readSettings(path string, known map[string]bool) (map[string]fileSetting, e
 	if err != nil {
 		return nil, fmt.Errorf("--config: %w", err)
 	}
+	return parseSettings(b, path, known)
+}
+
+// parseSettings parses the text of a settings file named path.
+func parseSettings(b []byte, path string, known map[string]bool) (map[string]fileSetting, error) {
 	bad := func(line int, format string, a ...any) error {
 		where := path
 		if line > 0 {
