@@ -6,7 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strconv"
+	"strings"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -28,12 +28,10 @@ func DecodeInstance(data []byte, yamlText bool, defaultTypes []GPUType) (*Instan
 			return nil, err
 		}
 		var extra yaml.Node
-		if err := dec.Decode(&extra); !errors.Is(err, io.EOF) {
-			line := extra.Line
-			if err != nil {
-				return nil, fmt.Errorf("after the instance: %w", err)
-			}
-			return nil, fmt.Errorf("line %d: a second YAML document; an instance file holds one", line)
+		if err := dec.Decode(&extra); err != nil && !errors.Is(err, io.EOF) {
+			return nil, fmt.Errorf("after the instance: %w", err)
+		} else if err == nil && len(extra.Content) > 0 && !(extra.Content[0].Kind == yaml.ScalarNode && extra.Content[0].ShortTag() == "!!null") {
+			return nil, fmt.Errorf("line %d: a second YAML document (after a \"---\" line); an instance file holds one", extra.Content[0].Line)
 		}
 	} else {
 		if err := jsonDuplicateKey(data); err != nil {
@@ -79,19 +77,38 @@ func lineAt(b []byte, off int64) int {
 	return 1 + bytes.Count(b[:min(int(max(off, 0)), len(b))], []byte("\n"))
 }
 
+// MaxJSONDepth bounds the nesting of an instance's JSON (encoding/json
+// itself stops at 10,000).
+const MaxJSONDepth = 1000
+
 // jsonDuplicateKey reports the first object key given twice in the JSON
 // text b (encoding/json would keep the last silently), with its line and
-// path. A syntax error is left to the decoder.
+// path, and refuses nesting deeper than MaxJSONDepth. A syntax error is
+// left to the decoder.
 func jsonDuplicateKey(b []byte) error {
 	type frame struct {
 		object bool
 		keys   map[string]bool
-		path   string // of the object or array
-		key    string // object: the path of the current member
+		key    string // object: the current member's key
 		index  int    // array: the current element
 		atKey  bool   // object: the next token is a key or the end
 	}
 	var stack []*frame
+	// path is built only for an error: the frames hold one segment each.
+	path := func(last string) string {
+		var b strings.Builder
+		for _, f := range stack[:len(stack)-1] {
+			if f.object {
+				if b.Len() > 0 {
+					b.WriteByte('.')
+				}
+				b.WriteString(f.key)
+			} else {
+				fmt.Fprintf(&b, "[%d]", f.index)
+			}
+		}
+		return joinKey(b.String(), last)
+	}
 	next := func() { // a value ended: the enclosing frame moves on
 		if len(stack) == 0 {
 			return
@@ -121,26 +138,19 @@ func jsonDuplicateKey(b []byte) error {
 			}
 			k, _ := tok.(string)
 			if top.keys[k] {
-				return fmt.Errorf("line %d: %s: key given twice", lineAt(b, dec.InputOffset()), joinKey(top.path, k))
+				return fmt.Errorf("line %d: %s: key given twice", lineAt(b, dec.InputOffset()), path(k))
 			}
 			top.keys[k] = true
-			top.key, top.atKey = joinKey(top.path, k), false
+			top.key, top.atKey = k, false
 			continue
-		}
-		here := ""
-		switch {
-		case top != nil && top.object:
-			here = top.key
-		case top != nil:
-			here = top.path + "[" + strconv.Itoa(top.index) + "]"
 		}
 		if isDelim {
 			switch d {
-			case '{':
-				stack = append(stack, &frame{object: true, keys: map[string]bool{}, path: here, atKey: true})
-				continue
-			case '[':
-				stack = append(stack, &frame{path: here})
+			case '{', '[':
+				if len(stack) >= MaxJSONDepth {
+					return fmt.Errorf("line %d: nested deeper than %d levels, the limit", lineAt(b, dec.InputOffset()), MaxJSONDepth)
+				}
+				stack = append(stack, &frame{object: d == '{', keys: map[string]bool{}, atKey: d == '{'})
 				continue
 			case ']':
 				stack = stack[:len(stack)-1]

@@ -243,7 +243,7 @@ func readRun(path string) (*Run, error) {
 // checkJobsCSV checks that the run's per-job file exists, has the columns
 // package runs writes and one row per job of the record.
 func checkJobsCSV(path string, rec *runs.Record) error {
-	f, err := input.Open(path)
+	f, err := input.OpenLimit(path, input.MaxRecordBytes)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
 			return fmt.Errorf("reports: %s: missing (the per-job file of run %s, whose record is %s)", path, rec.ID, filepath.Join(filepath.Dir(path), rec.ID+".json"))
@@ -251,7 +251,7 @@ func checkJobsCSV(path string, rec *runs.Record) error {
 		return fmt.Errorf("reports: %w", err)
 	}
 	defer f.Close()
-	cr := csv.NewReader(input.Lines(input.Limit(f, path, input.MaxRecordBytes), input.MaxLineBytes))
+	cr := csv.NewReader(input.Lines(f, input.MaxLineBytes))
 	header, err := cr.Read()
 	if err != nil {
 		return fmt.Errorf("reports: %s: %w", path, err)

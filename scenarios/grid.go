@@ -440,8 +440,12 @@ func (g *Grid) makeRun(point, ord []int, files *inputCache, catFP string) (Run, 
 		run.Inputs = append(run.Inputs, Input{Role: "trace", Path: s.Workload.Trace, SHA256: in.sha})
 	}
 	if g.check {
-		if _, ferr := s.validate(figs); ferr != nil {
+		e, ferr := s.validate(figs)
+		if ferr != nil {
 			return Run{}, g.locateAt(ferr, pt)
+		}
+		if err := files.checkTrace(&s, e); err != nil {
+			return Run{}, err
 		}
 	}
 	run.Spec = s
@@ -624,6 +628,9 @@ type inputCache struct {
 	files     map[string]*inputFile
 	catalogue *figures       // the catalogue alone
 	cat       models.Catalog // the GPU and job types a throughputs file may name
+	traces    map[string]*Trace
+	traceErrs map[string]error
+	checked   map[string]error // trace checks done, by setting
 }
 
 type inputFile struct {
@@ -633,7 +640,10 @@ type inputFile struct {
 	err     error
 }
 
-func newInputCache() *inputCache { return &inputCache{files: map[string]*inputFile{}} }
+func newInputCache() *inputCache {
+	return &inputCache{files: map[string]*inputFile{}, traces: map[string]*Trace{},
+		traceErrs: map[string]error{}, checked: map[string]error{}}
+}
 
 func (c *inputCache) get(path string, throughputs bool) (*inputFile, error) {
 	key := fmt.Sprintf("%t\x00%s", throughputs, path)
@@ -654,19 +664,49 @@ func (c *inputCache) get(path string, throughputs bool) (*inputFile, error) {
 		return f, f.err
 	}
 	// A trace is only hashed here (Build reads it): streamed, within its limit.
-	r, err := input.Open(path)
+	r, err := input.OpenLimit(path, input.MaxTraceBytes)
 	if err != nil {
 		f.err = err
 		return f, err
 	}
 	defer r.Close()
 	h := sha256.New()
-	if _, err := io.Copy(h, input.Limit(r, path, input.MaxTraceBytes)); err != nil {
+	if _, err := io.Copy(h, r); err != nil {
 		f.err = err
 		return f, err
 	}
 	f.sha = hex.EncodeToString(h.Sum(nil))
 	return f, nil
+}
+
+// checkTrace reads the trace of a trace run (once per file and format)
+// and checks its jobs against the run's cluster and figures (once per
+// distinct setting), so that a bad trace is refused when the scenario is
+// loaded, naming its line, before any run starts or any file is written.
+func (c *inputCache) checkTrace(s *Spec, e *env) error {
+	if s.Workload.Generator != GeneratorTrace {
+		return nil
+	}
+	key := s.Workload.TraceFormat + "\x00" + s.Workload.Trace
+	tr, ok := c.traces[key]
+	if !ok {
+		var err error
+		tr, err = ReadTrace(s.Workload.Trace, s.Workload.TraceFormat)
+		c.traces[key], c.traceErrs[key] = tr, err
+	}
+	if err := c.traceErrs[key]; err != nil {
+		return err
+	}
+	// The checks depend on the cluster, the figures, the users and the
+	// workload keys; the same combination is checked once.
+	b, _ := json.Marshal([]any{s.Cluster, s.Users, s.Workload, s.Throughputs})
+	ck := string(b)
+	if err, done := c.checked[ck]; done {
+		return err
+	}
+	_, _, _, err := s.traceJobs(e, tr)
+	c.checked[ck] = err
+	return err
 }
 
 // readThroughputs reads a Gavel-format throughput file against cat: its

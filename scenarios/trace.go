@@ -54,12 +54,11 @@ type Trace struct {
 // ReadTrace reads the trace file at path in the given format, refusing a
 // file of more than input.MaxTraceBytes.
 func ReadTrace(path, format string) (*Trace, error) {
-	f, err := input.Open(path)
+	r, err := input.OpenLimit(path, input.MaxTraceBytes)
 	if err != nil {
-		return nil, &Error{File: path, Reason: err.Error()}
+		return nil, &Error{File: path, Reason: strings.TrimPrefix(err.Error(), path+": ")}
 	}
-	defer f.Close()
-	r := input.Limit(f, path, input.MaxTraceBytes)
+	defer r.Close()
 	switch format {
 	case FormatGavel:
 		return ReadGavelTrace(r, path)

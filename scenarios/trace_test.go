@@ -181,7 +181,9 @@ workload: {generator: trace, trace: testdata/durations.csv, jobs: 2}
 	}
 }
 
-func TestBuildRefusesTraceJobs(t *testing.T) {
+// TestLoadRefusesTraceJobs: a trace job the cluster cannot take is
+// refused when the scenario loads (before any run starts), naming its line.
+func TestLoadRefusesTraceJobs(t *testing.T) {
 	cases := []struct {
 		name, csv, scenarioExtra string
 		wants                    []string
@@ -209,8 +211,7 @@ func TestBuildRefusesTraceJobs(t *testing.T) {
 			if err := os.WriteFile(dir+"/s.yaml", []byte(scenario), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			r := load(t, dir+"/s.yaml").Runs[0]
-			_, err := r.Spec.Build(r.Seed)
+			_, err := LoadWith(dir+"/s.yaml", testCatalog())
 			wantError(t, err, c.wants...)
 		})
 	}

@@ -287,6 +287,10 @@ func (s *Spec) validatePhilly(e *env) *fieldError {
 	if w.ArrivalRatePerHour > MaxArrivalRate {
 		return errf("workload.arrival_rate_per_hour", "must be at most %g jobs per hour, the limit, got %v", float64(MaxArrivalRate), w.ArrivalRatePerHour)
 	}
+	if λ := w.ArrivalRatePerHour; λ > 0 && float64(w.Jobs)*3600/λ > models.MaxHorizonSeconds {
+		return errf("workload.arrival_rate_per_hour", "at %v jobs per hour, %d jobs arrive over about %.4g s, more than %s (%g s), the limit",
+			λ, w.Jobs, float64(w.Jobs)*3600/λ, models.Describe(models.MaxHorizon), models.MaxHorizonSeconds)
+	}
 	if len(w.Gangs) == 0 {
 		return errf("workload.gangs", "required: at least one gang size")
 	}

@@ -166,11 +166,10 @@ func parseSettings(b []byte, path string, known map[string]bool) (map[string]fil
 		return nil, bad(0, "malformed YAML: %s", strings.TrimPrefix(err.Error(), "yaml: "))
 	}
 	var next yaml.Node
-	if err := dec.Decode(&next); !errors.Is(err, io.EOF) {
-		if err != nil {
-			return nil, bad(0, "malformed YAML: %s", strings.TrimPrefix(err.Error(), "yaml: "))
-		}
-		return nil, bad(next.Line, "a second YAML document: a settings file holds one mapping")
+	if err := dec.Decode(&next); err != nil && !errors.Is(err, io.EOF) {
+		return nil, bad(0, "malformed YAML: %s", strings.TrimPrefix(err.Error(), "yaml: "))
+	} else if err == nil && len(next.Content) > 0 && next.Content[0].ShortTag() != "!!null" {
+		return nil, bad(next.Content[0].Line, "a second YAML document (after a \"---\" line): a settings file holds one mapping")
 	}
 	out := map[string]fileSetting{}
 	if len(doc.Content) == 0 || (doc.Content[0].Kind == yaml.ScalarNode && doc.Content[0].ShortTag() == "!!null") {

@@ -5,6 +5,7 @@
 package input
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -48,8 +49,8 @@ func Size(n int64) string {
 }
 
 // Open opens path for reading. A FIFO is opened without waiting for a
-// writer (one that has none reads as empty instead of blocking forever),
-// and a folder is refused.
+// writer (one that has none reads as empty instead of blocking forever);
+// a folder, a device (/dev/zero, /dev/urandom) or a socket is refused.
 func Open(path string) (*os.File, error) {
 	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
@@ -60,22 +61,49 @@ func Open(path string) (*os.File, error) {
 		f.Close()
 		return nil, err
 	}
-	if st.IsDir() {
+	var why string
+	switch m := st.Mode(); {
+	case m.IsDir():
+		why = "is a folder, not a file"
+	case m&(os.ModeDevice|os.ModeCharDevice) != 0:
+		why = "is a device, not a file"
+	case m&os.ModeSocket != 0:
+		why = "is a socket, not a file"
+	}
+	if why != "" {
 		f.Close()
-		return nil, &os.PathError{Op: "read", Path: path, Err: errors.New("is a folder, not a file")}
+		return nil, &os.PathError{Op: "read", Path: path, Err: errors.New(why)}
 	}
 	return f, nil
 }
 
 // ReadFile reads the whole of path, refusing a file of more than limit
-// bytes with a *TooLargeError (after reading at most limit+1 bytes, so
-// /dev/zero costs limit bytes, not all memory).
+// bytes with a *TooLargeError: a regular file by its size, before reading
+// it; a FIFO after reading at most limit+1 bytes.
 func ReadFile(path string, limit int64) ([]byte, error) {
 	f, err := Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if st.Mode().IsRegular() {
+		if st.Size() > limit {
+			return nil, &TooLargeError{Path: path, Limit: limit}
+		}
+		var b bytes.Buffer
+		b.Grow(int(st.Size()) + 512)
+		if _, err := b.ReadFrom(io.LimitReader(f, limit+1)); err != nil {
+			return nil, err
+		}
+		if int64(b.Len()) > limit { // it grew while being read
+			return nil, &TooLargeError{Path: path, Limit: limit}
+		}
+		return b.Bytes(), nil
+	}
 	return ReadAll(f, path, limit)
 }
 
@@ -90,6 +118,25 @@ func ReadAll(r io.Reader, name string, limit int64) ([]byte, error) {
 		return nil, &TooLargeError{Path: name, Limit: limit}
 	}
 	return b, nil
+}
+
+// OpenLimit opens path (see Open) to be read as a stream of at most
+// limit bytes: a regular file larger than that is refused at once, and
+// reading past limit bytes (a FIFO, a growing file) fails with a
+// *TooLargeError.
+func OpenLimit(path string, limit int64) (io.ReadCloser, error) {
+	f, err := Open(path)
+	if err != nil {
+		return nil, err
+	}
+	if st, err := f.Stat(); err == nil && st.Mode().IsRegular() && st.Size() > limit {
+		f.Close()
+		return nil, &TooLargeError{Path: path, Limit: limit}
+	}
+	return struct {
+		io.Reader
+		io.Closer
+	}{Limit(f, path, limit), f}, nil
 }
 
 // Limit wraps r so that reading past limit bytes fails with a
