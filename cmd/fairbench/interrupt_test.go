@@ -90,6 +90,15 @@ func checkClean(t *testing.T, root, dir string) {
 	}
 }
 
+// wantStopped checks that a command stopped by sig exited with 128+sig
+// within stopBound.
+func wantStopped(t *testing.T, sig syscall.Signal, code int, took time.Duration, text string) {
+	t.Helper()
+	if code != 128+int(sig) || took > stopBound {
+		t.Errorf("%v: exit status %d after %v, want %d within %v\n%s", sig, code, took, 128+int(sig), stopBound, clipText(text))
+	}
+}
+
 func hasManifest(dir string) func() bool {
 	return func() bool {
 		m, _ := filepath.Glob(filepath.Join(dir, "manifest-*.json"))
@@ -155,9 +164,7 @@ func TestSignalStopsAReport(t *testing.T) {
 	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
 		out := filepath.Join(dir, "rep-"+sig.String())
 		code, took, text := interrupt(t, dir, sig, 300*time.Millisecond, nil, "report", res, "--out", out)
-		if code != 128+int(sig) || took > stopBound {
-			t.Errorf("%v: exit status %d after %v, want %d within %v\n%s", sig, code, took, 128+int(sig), stopBound, clipText(text))
-		}
+		wantStopped(t, sig, code, took, text)
 		if _, err := os.Stat(out); err == nil {
 			t.Errorf("%v: an interrupted report left %s", sig, out)
 		}
@@ -175,8 +182,6 @@ func TestSignalStopsACheck(t *testing.T) {
 	out := filepath.Join(dir, "out")
 	code, took, text := interrupt(t, dir, syscall.SIGTERM, time.Second, nil,
 		"check", "--policy", "gavel-las", "--junit", filepath.Join(out, "j.xml"), "--out", out, "--quiet")
-	if code != 143 || took > stopBound {
-		t.Errorf("exit status %d after %v, want 143 within %v\n%s", code, took, stopBound, clipText(text))
-	}
+	wantStopped(t, syscall.SIGTERM, code, took, text)
 	checkClean(t, dir, out)
 }

@@ -6,8 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -246,11 +247,4 @@ func setFlag(fs *pflag.FlagSet, f *pflag.Flag, values []string, list bool) error
 	return fs.Set(f.Name, values[0])
 }
 
-func sorted(m map[string]bool) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
-}
+func sorted(m map[string]bool) []string { return slices.Sorted(maps.Keys(m)) }
