@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -31,20 +32,38 @@ policies: [%s]
 workload: {jobs: 3000, arrival_rate_per_hour: 30}
 `
 
-// interrupt starts fairbench args in dir, waits until ready(dir) or
-// after, sends sig, and returns the exit status, the time from the signal
-// to the exit, and the output.
-func interrupt(t *testing.T, dir string, sig syscall.Signal, after time.Duration, ready func() bool, args ...string) (int, time.Duration, string) {
+// syncBuffer is a bytes.Buffer the test reads while the command writes.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// interrupt starts fairbench args in dir, waits until ready(output) (at
+// most a minute), then after, sends sig, and returns the exit status, the
+// time from the signal to the exit, and the output.
+func interrupt(t *testing.T, dir string, sig syscall.Signal, after time.Duration, ready func(string) bool, args ...string) (int, time.Duration, string) {
 	t.Helper()
 	cmd := exec.Command(fairbenchBinary(t), args...)
 	cmd.Dir = dir
-	var out bytes.Buffer
+	var out syncBuffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
 	deadline := time.Now().Add(time.Minute)
-	for ready != nil && !ready() && time.Now().Before(deadline) {
+	for !ready(out.String()) && time.Now().Before(deadline) {
 		time.Sleep(20 * time.Millisecond)
 	}
 	time.Sleep(after)
@@ -99,8 +118,8 @@ func wantStopped(t *testing.T, sig syscall.Signal, code int, took time.Duration,
 	}
 }
 
-func hasManifest(dir string) func() bool {
-	return func() bool {
+func hasManifest(dir string) func(string) bool {
+	return func(string) bool {
 		m, _ := filepath.Glob(filepath.Join(dir, "manifest-*.json"))
 		return len(m) > 0
 	}
@@ -163,7 +182,12 @@ func TestSignalStopsAReport(t *testing.T) {
 	}
 	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
 		out := filepath.Join(dir, "rep-"+sig.String())
-		code, took, text := interrupt(t, dir, sig, 300*time.Millisecond, nil, "report", res, "--out", out)
+		// Signalled while it renders: once its hidden temporary folder exists.
+		rendering := func(string) bool {
+			m, _ := filepath.Glob(filepath.Join(dir, ".rep-"+sig.String()+".tmp-*"))
+			return len(m) > 0
+		}
+		code, took, text := interrupt(t, dir, sig, 100*time.Millisecond, rendering, "report", res, "--out", out)
 		wantStopped(t, sig, code, took, text)
 		if _, err := os.Stat(out); err == nil {
 			t.Errorf("%v: an interrupted report left %s", sig, out)
@@ -173,15 +197,19 @@ func TestSignalStopsAReport(t *testing.T) {
 }
 
 // TestSignalStopsACheck interrupts the checker: it stops within stopBound
-// and leaves no temporary file (a --junit file is written whole or not).
+// and leaves no temporary file (its matrix files are written whole or
+// not at all).
 func TestSignalStopsACheck(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the built binary")
 	}
 	dir := t.TempDir()
 	out := filepath.Join(dir, "out")
-	code, took, text := interrupt(t, dir, syscall.SIGTERM, time.Second, nil,
-		"check", "--policy", "gavel-las", "--junit", filepath.Join(out, "j.xml"), "--out", out, "--quiet")
+	// The property matrix of every policy takes minutes; it is signalled
+	// once the checker reports its first property.
+	checking := func(output string) bool { return output != "" }
+	code, took, text := interrupt(t, dir, syscall.SIGTERM, 300*time.Millisecond, checking,
+		"check", "--matrix", "--out", out)
 	wantStopped(t, syscall.SIGTERM, code, took, text)
 	checkClean(t, dir, out)
 }
