@@ -21,7 +21,7 @@ import (
 // before the process removes what it has in flight and exits anyway (a
 // solver call that cannot be interrupted, a blocked read): the whole stop
 // takes well under 2 s.
-const grace = 1500 * time.Millisecond
+const grace = time.Second
 
 func main() {
 	os.Exit(runMain(os.Args[1:]))
