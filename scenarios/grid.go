@@ -265,6 +265,19 @@ func (g *Grid) checkTemplate() error {
 	return nil
 }
 
+// buildPolicy builds policy name with options; a policy that panics on
+// them is reported as an error, not allowed to take the process down.
+func buildPolicy(reg *solvers.Registry, name string, options map[string]any) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("policy %s: panicked on these options: %v", name, r)
+		}
+	}()
+	_, err = reg.New(name, solvers.Config{Options: options, Rand: Stream(0, "policy"),
+		Restore: func(models.JobType) time.Duration { return 0 }})
+	return err
+}
+
 // invalidKeys finds the keys mapstructure names in "has invalid keys: a, b".
 var invalidKeys = regexp.MustCompile(`invalid keys: ([^\n]+)`)
 
@@ -278,8 +291,7 @@ func (g *Grid) checkOptions(name, path string, opts any) error {
 		return g.locate(errf(path, "options for unknown policy %q (known: %s)", name, strings.Join(g.reg.Names(), ", ")))
 	}
 	m, _ := opts.(map[string]any)
-	_, err := g.reg.New(name, solvers.Config{Options: m, Rand: Stream(0, "policy"),
-		Restore: func(models.JobType) time.Duration { return 0 }})
+	err := buildPolicy(g.reg, name, m)
 	if err == nil {
 		return nil
 	}
