@@ -202,8 +202,8 @@ func (in *Instance) validate(c *Cluster) error {
 		}
 		jobTypes[jt.Name] = i
 	}
-	if len(in.Jobs) > MaxJobs {
-		return fmt.Errorf("instance: jobs: %d jobs, more than the limit of %d", len(in.Jobs), MaxJobs)
+	if len(in.Jobs) > MaxInstanceJobs {
+		return fmt.Errorf("instance: jobs: %d jobs, more than the limit of %d", len(in.Jobs), MaxInstanceJobs)
 	}
 	ids := map[JobID]int{}
 	for i := range in.Jobs {
@@ -218,6 +218,10 @@ func (in *Instance) validate(c *Cluster) error {
 	}
 	return nil
 }
+
+// MaxInstanceJobs bounds the jobs of an instance: one decision, which an
+// LP policy solves with a variable per job and GPU type.
+const MaxInstanceJobs = 10_000
 
 // MaxAttained bounds attained_gpu_s: GPU time held in a time.Duration.
 const MaxAttained = 250 * 365 * 24 * time.Hour

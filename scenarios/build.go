@@ -201,6 +201,10 @@ func (s *Spec) traceJobs(e *env, tr *Trace) ([]models.Job, []string, int, error)
 			j.Steps = stepsFor(tj.DurationSeconds, e.reference(s.Workload.ReferenceGPU, &j))
 		}
 		if tj.User != "" && !seen[tj.User] {
+			if len(named) == MaxUsers {
+				return nil, nil, 0, &Error{File: tr.File, Line: tj.Line, Path: ColUser,
+					Reason: fmt.Sprintf("user %q is the trace's %dth distinct user, more than the limit of %d", tj.User, MaxUsers+1, MaxUsers)}
+			}
 			seen[tj.User] = true
 			named = append(named, tj.User)
 		}

@@ -19,6 +19,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -35,7 +36,8 @@ type hostileCase struct {
 	// Files are inputs written into {tmp} before the run (name → text).
 	Files map[string]string `yaml:"files"`
 	// Gen are generated inputs: Head + Repeat × Times + Tail, or Parts
-	// (each Text × Times), for files too big to keep in the repository.
+	// (each Text × Times, {i} replaced by the repetition's number), for
+	// files too big to keep in the repository.
 	Gen []struct {
 		Path   string `yaml:"path"`
 		Head   string `yaml:"head"`
@@ -278,7 +280,7 @@ func setupHostile(tmp string, c hostileCase) error {
 		b.WriteString(g.Tail)
 		for _, p := range g.Parts {
 			for i := 0; i < max(p.Times, 1); i++ {
-				b.WriteString(p.Text)
+				b.WriteString(strings.ReplaceAll(p.Text, "{i}", strconv.Itoa(i)))
 			}
 		}
 		if err := writeInput(filepath.Join(tmp, g.Path), b.Bytes()); err != nil {
