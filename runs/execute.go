@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"fairbench/internal/atomicfile"
+	"fairbench/internal/input"
 
 	"fairbench/scenarios"
 	"fairbench/sim"
@@ -24,7 +25,8 @@ type Options struct {
 	// Clock, when set, measures solver time per decision; the timings go to
 	// a separate file so the result file stays byte-identical across runs.
 	Clock func() time.Duration
-	// Events keeps the run's event log (JSON lines).
+	// Events keeps the run's event log (JSON lines), up to
+	// input.MaxRecordBytes (a longer one fails the run).
 	Events bool
 }
 
@@ -59,11 +61,18 @@ func ExecuteContext(ctx context.Context, r scenarios.Run, o Options) (*Outcome, 
 	var log bytes.Buffer
 	if o.Events {
 		enc := json.NewEncoder(&log)
-		cfg.OnEvent = func(e sim.Event) { _ = enc.Encode(e) }
+		cfg.OnEvent = func(e sim.Event) {
+			if log.Len() <= input.MaxRecordBytes {
+				_ = enc.Encode(e)
+			}
+		}
 	}
 	res, err := sim.RunContext(ctx, cfg, p)
 	if err != nil {
 		return nil, fmt.Errorf("run %s: %w", r.ID, err)
+	}
+	if log.Len() > input.MaxRecordBytes {
+		return nil, fmt.Errorf("run %s: --events: the event log passed %s, the limit of a result file (run it without --events)", r.ID, input.Size(input.MaxRecordBytes))
 	}
 	point := map[string]any{}
 	for _, a := range r.Point {

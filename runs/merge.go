@@ -1,9 +1,10 @@
 package runs
 
 import (
-	"bytes"
+	"crypto/sha256"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sort"
@@ -23,10 +24,17 @@ type MergeReport struct {
 // companions are the files a run may have besides its record.
 var companions = []string{".jobs.csv", ".events.jsonl", ".timing.csv"}
 
-// runFiles is one run's files in one folder: extension → content.
+// runFile is one file of a run: where it is and its content's digest.
+type runFile struct {
+	path string
+	sum  [sha256.Size]byte
+}
+
+// runFiles is one run's files in one folder, by extension; only digests
+// are kept, so a merge's memory does not grow with the results' size.
 type runFiles struct {
 	dir   string
-	files map[string][]byte
+	files map[string]runFile
 }
 
 // Merge combines the result folders srcs (shard outputs, or earlier runs)
@@ -104,8 +112,8 @@ func Merge(dst string, srcs []string) (*MergeReport, error) {
 	}
 	sort.Strings(ids)
 	for _, id := range ids {
-		for ext, b := range runs[id].files {
-			if err := os.WriteFile(filepath.Join(tmp, id+ext), b, 0o644); err != nil {
+		for ext, f := range runs[id].files {
+			if err := copyFile(f.path, filepath.Join(tmp, id+ext)); err != nil {
 				return fail(err)
 			}
 		}
@@ -134,20 +142,47 @@ func Merge(dst string, srcs []string) (*MergeReport, error) {
 	return rep, nil
 }
 
-// readRunFiles reads run id's record and companions from dir.
+// readRunFiles digests run id's record and companions in dir.
 func readRunFiles(dir, id string) (*runFiles, error) {
-	f := &runFiles{dir: dir, files: map[string][]byte{}}
+	f := &runFiles{dir: dir, files: map[string]runFile{}}
 	for _, ext := range append([]string{".json"}, companions...) {
-		b, err := input.ReadFile(filepath.Join(dir, id+ext), input.MaxRecordBytes)
+		path := filepath.Join(dir, id+ext)
+		r, err := input.OpenLimit(path, input.MaxRecordBytes)
 		if errors.Is(err, os.ErrNotExist) {
 			continue
 		}
 		if err != nil {
 			return nil, err
 		}
-		f.files[ext] = b
+		h := sha256.New()
+		_, err = io.Copy(h, r)
+		r.Close()
+		if err != nil {
+			return nil, err
+		}
+		rf := runFile{path: path}
+		copy(rf.sum[:], h.Sum(nil))
+		f.files[ext] = rf
 	}
 	return f, nil
+}
+
+// copyFile copies src to the new file dst.
+func copyFile(src, dst string) error {
+	r, err := input.OpenLimit(src, input.MaxRecordBytes)
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	w, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(w, r); err != nil {
+		w.Close()
+		return err
+	}
+	return w.Close()
 }
 
 // sameRun checks that two copies of run id agree on every file both have,
@@ -157,7 +192,7 @@ func sameRun(id string, a, b *runFiles) error {
 		x, inA := a.files[ext]
 		y, inB := b.files[ext]
 		switch {
-		case inA && inB && !bytes.Equal(x, y):
+		case inA && inB && x.sum != y.sum:
 			return fmt.Errorf("merge: run %s: %s and %s differ (the same run must have the same files in every folder)",
 				id, filepath.Join(a.dir, id+ext), filepath.Join(b.dir, id+ext))
 		case inB && !inA:
