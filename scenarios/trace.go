@@ -141,40 +141,9 @@ func ReadGavelTrace(r io.Reader, name string) (*Trace, error) {
 			return nil, &Error{File: name, Line: line, Path: "columns",
 				Reason: fmt.Sprintf("got %d columns, but line %d has %d: a trace uses one layout", len(f), first, cols)}
 		}
-		col := func(i int) string { return fmt.Sprintf("column %d (%s)", i+1, lay.names[i]) }
-		bad := func(i int, format string, args ...any) error {
-			return &Error{File: name, Line: line, Path: col(i), Reason: fmt.Sprintf(format, args...)}
-		}
-		j := TraceJob{Line: line, Type: strings.TrimSpace(f[lay.typ])}
-		if j.Type == "" {
-			return nil, bad(lay.typ, "empty job type")
-		}
-		scale, err := wholeNumber(f[lay.scale])
-		if err != nil || scale < 0 || scale > models.MaxGPUs {
-			return nil, bad(lay.scale, "must be a whole number between 0 (skips the job) and %d, got %q", models.MaxGPUs, f[lay.scale])
-		}
-		flag, err := wholeNumber(f[lay.needsData])
-		if err != nil || (flag != 0 && flag != 1) {
-			return nil, bad(lay.needsData, "must be 0 or 1, got %q", f[lay.needsData])
-		}
-		if j.Steps, err = number(f[lay.totalSteps]); err != nil || j.Steps <= 0 || j.Steps > models.MaxSteps {
-			return nil, bad(lay.totalSteps, "must be a finite number > 0 and at most %g, got %q", float64(models.MaxSteps), f[lay.totalSteps])
-		}
-		arrival, err := number(f[lay.arrival])
-		if err != nil || arrival < 0 || arrival > models.MaxHorizonSeconds {
-			return nil, bad(lay.arrival, "must be a finite number of seconds between 0 and %g (%s), got %q", models.MaxHorizonSeconds, models.Describe(models.MaxHorizon), f[lay.arrival])
-		}
-		j.Arrival = seconds(arrival)
-		if lay.priority >= 0 {
-			if j.Priority, err = number(f[lay.priority]); err != nil || j.Priority < 0 || j.Priority > models.MaxWeight {
-				return nil, bad(lay.priority, "must be a finite number between 0 and %g, got %q", float64(models.MaxWeight), f[lay.priority])
-			}
-			if j.Priority > 0 && j.Priority < models.MinWeight {
-				return nil, bad(lay.priority, "must be 0 or at least %g, got %q", models.MinWeight, f[lay.priority])
-			}
-			if _, err := number(f[lay.slo]); err != nil {
-				return nil, bad(lay.slo, "must be a finite number (-1: none), got %q", f[lay.slo])
-			}
+		j, scale, err := lay.job(f, name, line)
+		if err != nil {
+			return nil, err
 		}
 		if len(tr.Jobs)+tr.Skipped >= MaxJobs {
 			return nil, &Error{File: name, Line: line, Reason: fmt.Sprintf("more than %d jobs, the limit", MaxJobs)}
@@ -193,6 +162,57 @@ func ReadGavelTrace(r io.Reader, name string) (*Trace, error) {
 		return nil, &Error{File: name, Line: line, Reason: "reading: " + strings.TrimPrefix(err.Error(), name+": ")}
 	}
 	return tr, nil
+}
+
+// job reads one line's fields f: the job, and its scale factor (0: the
+// line is skipped).
+func (lay gavelLayout) job(f []string, name string, line int) (TraceJob, int64, error) {
+	col := func(i int) string { return fmt.Sprintf("column %d (%s)", i+1, lay.names[i]) }
+	bad := func(i int, format string, args ...any) error {
+		return &Error{File: name, Line: line, Path: col(i), Reason: fmt.Sprintf(format, args...)}
+	}
+	j := TraceJob{Line: line, Type: strings.TrimSpace(f[lay.typ])}
+	if j.Type == "" {
+		return TraceJob{}, 0, bad(lay.typ, "empty job type")
+	}
+	scale, err := wholeNumber(f[lay.scale])
+	if err != nil || scale < 0 || scale > models.MaxGPUs {
+		return TraceJob{}, 0, bad(lay.scale, "must be a whole number between 0 (skips the job) and %d, got %q", models.MaxGPUs, f[lay.scale])
+	}
+	flag, err := wholeNumber(f[lay.needsData])
+	if err != nil || (flag != 0 && flag != 1) {
+		return TraceJob{}, 0, bad(lay.needsData, "must be 0 or 1, got %q", f[lay.needsData])
+	}
+	var ok bool
+	if j.Steps, ok = within(f[lay.totalSteps], 0, models.MaxSteps); !ok || j.Steps == 0 {
+		return TraceJob{}, 0, bad(lay.totalSteps, "must be a finite number > 0 and at most %g, got %q", float64(models.MaxSteps), f[lay.totalSteps])
+	}
+	arrival, ok := within(f[lay.arrival], 0, models.MaxHorizonSeconds)
+	if !ok {
+		return TraceJob{}, 0, bad(lay.arrival, "must be a finite number of seconds between 0 and %g (%s), got %q", models.MaxHorizonSeconds, models.Describe(models.MaxHorizon), f[lay.arrival])
+	}
+	j.Arrival = seconds(arrival)
+	if lay.priority >= 0 {
+		if j.Priority, ok = priority(f[lay.priority]); !ok {
+			return TraceJob{}, 0, bad(lay.priority, "must be 0 or a finite number between %g and %g, got %q", models.MinWeight, float64(models.MaxWeight), f[lay.priority])
+		}
+		if _, err := number(f[lay.slo]); err != nil {
+			return TraceJob{}, 0, bad(lay.slo, "must be a finite number (-1: none), got %q", f[lay.slo])
+		}
+	}
+	return j, scale, nil
+}
+
+// within parses s as a finite number in [lo, hi].
+func within(s string, lo, hi float64) (float64, bool) {
+	v, err := number(s)
+	return v, err == nil && v >= lo && v <= hi
+}
+
+// priority parses a priority weight: 0 (unset) or within models' weights.
+func priority(s string) (float64, bool) {
+	v, ok := within(s, 0, models.MaxWeight)
+	return v, ok && (v == 0 || v >= models.MinWeight)
 }
 
 // number parses a finite float.

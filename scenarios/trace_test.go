@@ -94,7 +94,7 @@ func TestBadTraces(t *testing.T) {
 		{"empty job type", FormatGavel, row7(" ", "cmd", "-n", "0", "5", "1", "1"),
 			[]string{"t.trace:1: column 1 (job type): empty job type"}},
 		{"negative priority", FormatGavel, row7("A3C", "c", "wd", "-n", "0", "500", "1", "-1", "-1", "10"),
-			[]string{"t.trace:1: column 8 (priority weight): must be a finite number between 0 and 1e+06, got \"-1\""}},
+			[]string{"t.trace:1: column 8 (priority weight): must be 0 or a finite number between 1e-06 and 1e+06, got \"-1\""}},
 		{"infinite SLO", FormatGavel, row7("A3C", "c", "wd", "-n", "0", "500", "1", "1", "+Inf", "10"),
 			[]string{"t.trace:1: column 9 (SLO)"}},
 		{"csv empty", FormatCSV, "", []string{"t.trace: empty CSV trace"}},

@@ -281,15 +281,8 @@ func (s *Spec) validatePhilly(e *env) *fieldError {
 	if w.Jobs < 1 || w.Jobs > MaxJobs {
 		return errf("workload.jobs", "must be between 1 and %d, got %d", MaxJobs, w.Jobs)
 	}
-	if err := nonNegativeFinite("workload.arrival_rate_per_hour", w.ArrivalRatePerHour); err != nil {
+	if err := w.validateRate(); err != nil {
 		return err
-	}
-	if w.ArrivalRatePerHour > MaxArrivalRate {
-		return errf("workload.arrival_rate_per_hour", "must be at most %g jobs per hour, the limit, got %v", float64(MaxArrivalRate), w.ArrivalRatePerHour)
-	}
-	if λ := w.ArrivalRatePerHour; λ > 0 && float64(w.Jobs)*3600/λ > models.MaxHorizonSeconds {
-		return errf("workload.arrival_rate_per_hour", "at %v jobs per hour, %d jobs arrive over about %.4g s, more than %s (%g s), the limit",
-			λ, w.Jobs, float64(w.Jobs)*3600/λ, models.Describe(models.MaxHorizon), models.MaxHorizonSeconds)
 	}
 	if len(w.Gangs) == 0 {
 		return errf("workload.gangs", "required: at least one gang size")
@@ -364,6 +357,24 @@ func (s *Spec) validatePhilly(e *env) *fieldError {
 			return errf(index("workload.gangs", i)+".size", "no allowed job type can run at gang %d on this cluster (allowed: %s)",
 				g.Size, strings.Join(e.allowed, ", "))
 		}
+	}
+	return nil
+}
+
+// validateRate checks the arrival rate: finite, at most MaxArrivalRate,
+// and fast enough that the jobs arrive within the horizon on average.
+func (w *WorkloadSpec) validateRate() *fieldError {
+	const path = "workload.arrival_rate_per_hour"
+	λ := w.ArrivalRatePerHour
+	if err := nonNegativeFinite(path, λ); err != nil {
+		return err
+	}
+	if λ > MaxArrivalRate {
+		return errf(path, "must be at most %g jobs per hour, the limit, got %v", float64(MaxArrivalRate), λ)
+	}
+	if span := float64(w.Jobs) * 3600 / λ; λ > 0 && span > models.MaxHorizonSeconds {
+		return errf(path, "at %v jobs per hour, %d jobs arrive over about %.4g s, more than %s (%g s), the limit",
+			λ, w.Jobs, span, models.Describe(models.MaxHorizon), models.MaxHorizonSeconds)
 	}
 	return nil
 }
