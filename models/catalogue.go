@@ -52,10 +52,13 @@ type Catalog struct {
 // no throughput figure (fairbench's calibration is to provide them).
 //
 // Job types (catalogue_jobs.go, catalogue_sia.go): BatchSize is the per-GPU
-// batch; MemoryGB is 0 (unknown) throughout; StateGB = parameters × 4 bytes ×
+// batch; MemoryGB and FixedMemoryGB are cited for ResNet-18 (batch size 32,
+// 64, 128) and ResNet-50 (batch size 32, 64) and 0 (unknown) elsewhere
+// (catalogue_memory.go: Lucid's measurements, and where they disagree with
+// Gavel's); StateGB = parameters × 4 bytes ×
 // (1 + optimizer slots) is set only where a parameter count could be cited
 // (the ResNet-18 and ResNet-50 types) and is 0 (unknown) elsewhere. Each
-// JobType.Source says which. (Why no memory figure: catalogue_pairs.go.)
+// JobType.Source says which.
 func Catalogue() Catalog {
 	m := NewMatrix()
 	for _, f := range catalogueGavelFigures {
@@ -72,6 +75,7 @@ func Catalogue() Catalog {
 	}
 	jobs := append([]JobType(nil), catalogueGavelJobTypes...)
 	jobs = append(jobs, catalogueSiaJobTypes()...)
+	addCatalogueMemory(jobs)
 	return Catalog{
 		GPUTypes: append([]GPUType(nil), catalogueGPUTypes...),
 		JobTypes: jobs,

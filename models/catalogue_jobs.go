@@ -54,8 +54,8 @@ const (
 // catalogueGavelJobTypes are the 26 job types of Gavel's
 // scheduler/simulation_throughputs.json, named exactly as Gavel names them so
 // that Gavel .trace files match. BatchSize is the per-worker batch in the
-// name (0 for A3C and CycleGAN, whose names state none). MemoryGB is 0
-// (unknown): no measurement is cited.
+// name (0 for A3C and CycleGAN, whose names state none). Memory figures are
+// added by Catalogue where cited (catalogue_memory.go).
 var catalogueGavelJobTypes = func() []JobType {
 	var out []JobType
 	add := func(name, model string, batch int, state float64, source string) {

@@ -68,7 +68,7 @@ type AxisValue struct {
 
 // Input is a file a run reads, with the digest of its content.
 type Input struct {
-	Role   string // "throughputs" or "trace"
+	Role   string // "throughputs", "calibration" or "trace"
 	Path   string // resolved against the scenario file's directory
 	SHA256 string // hex SHA-256 of the file's bytes when the grid was loaded
 }
@@ -444,6 +444,14 @@ func (g *Grid) makeRun(point, ord []int, files *inputCache, catFP string) (Run, 
 		figs = in.figures
 		run.Inputs = append(run.Inputs, Input{Role: "throughputs", Path: s.Throughputs, SHA256: in.sha})
 	}
+	if s.Calibration != "" {
+		cf, sha, err := files.calibratedFigures(figs, s.Calibration)
+		if err != nil {
+			return Run{}, g.locateAt(asFieldError("calibration", err), pt)
+		}
+		figs = cf
+		run.Inputs = append(run.Inputs, Input{Role: "calibration", Path: s.Calibration, SHA256: sha})
+	}
 	if s.Workload.Trace != "" {
 		in, err := files.get(s.Workload.Trace, false)
 		if err != nil {
@@ -570,6 +578,7 @@ func (s *Spec) finish() {
 		if s.Workload.Trace != "" && !filepath.IsAbs(s.Workload.Trace) {
 			s.Workload.Trace = filepath.Join(s.src.dir, s.Workload.Trace)
 		}
+		s.resolveCalibration()
 	}
 	if s.Workload.Generator == GeneratorTrace && s.Workload.TraceFormat == "" {
 		s.Workload.TraceFormat = FormatGavel
@@ -597,6 +606,8 @@ func runID(s Spec, inputs []Input, catFP string) string {
 			s.Throughputs = "sha256:" + in.SHA256
 		case "trace":
 			s.Workload.Trace = "sha256:" + in.SHA256
+		case "calibration":
+			s.Calibration = "sha256:" + in.SHA256
 		}
 	}
 	doc := struct {
@@ -643,6 +654,8 @@ type inputCache struct {
 	traces    map[string]*Trace
 	traceErrs map[string]error
 	checked   map[string]error // trace checks done, by setting
+	// calibrated: figures with a calibration record applied (calibration.go)
+	calibrated map[calibratedKey]*figures
 }
 
 type inputFile struct {

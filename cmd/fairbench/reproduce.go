@@ -41,7 +41,7 @@ not run again.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			reg := registry.Default()
 			if len(args) == 0 {
-				reproduce.List(cmd.OutOrStdout(), reg)
+				reproduce.List(cmd.OutOrStdout(), reg, s.width())
 				return nil
 			}
 			name := args[0]
@@ -52,8 +52,8 @@ not run again.`,
 			if quick {
 				dir += "-quick"
 			}
-			if s.v.IsSet("out") {
-				dir = s.out()
+			if o := s.out(); o != "" {
+				dir = o
 			}
 			start := time.Now()
 			out, err := reproduce.Run(name, reproduce.Options{
@@ -62,6 +62,7 @@ not run again.`,
 				Progress:       func(total int) runs.Progress { return progress(cmd.ErrOrStderr(), total) },
 				ReportProgress: reportProgress(cmd.ErrOrStderr()),
 				Out:            cmd.OutOrStdout(),
+				Width:          s.width(),
 			})
 			if out != nil {
 				fmt.Fprintf(cmd.OutOrStdout(), "%d runs in %s (%s)\n", out.Runs, time.Since(start).Round(100*time.Millisecond), dir)
@@ -69,6 +70,8 @@ not run again.`,
 			return err
 		},
 	}
+	// reproduce's own --out: its default depends on the experiment.
+	cmd.Flags().String("out", "", "folder for the scenario, results and report (default reproduce/NAME, or reproduce/NAME-quick with --quick)")
 	cmd.Flags().BoolVar(&quick, "quick", false, "run the reduced grid (under two minutes on two cores)")
 	cmd.Flags().IntVar(&workers, "jobs", runtime.NumCPU(), "runs to execute in parallel")
 	return cmd

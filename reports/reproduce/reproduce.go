@@ -20,10 +20,10 @@ import (
 	"io"
 	"path/filepath"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"fairbench/internal/atomicfile"
+	"fairbench/internal/texttable"
 
 	"go.yaml.in/yaml/v3"
 
@@ -52,8 +52,10 @@ type Options struct {
 	// runs; ReportProgress is told about each figure.
 	Progress       func(total int) runs.Progress
 	ReportProgress func(done, total int, what string)
-	// Out receives notices (skipped policies) and the comparison.
-	Out io.Writer
+	// Out receives notices (skipped policies) and the comparison, its
+	// tables fitted to Width columns (0: no limit).
+	Out   io.Writer
+	Width int
 }
 
 // Outcome is what an experiment produced.
@@ -228,7 +230,7 @@ func Run(name string, o Options) (*Outcome, error) {
 	if err := rep.Write(out.ReportDir); err != nil {
 		return out, err
 	}
-	e.print(o.Out, out, o.Quick)
+	e.print(o.Out, out, o.Quick, o.Width)
 	if out.Failed != nil {
 		return out, fmt.Errorf("reproduce %s: some runs failed (the report covers the others): %w", e.Name, out.Failed)
 	}
@@ -246,31 +248,42 @@ func (e *Experiment) comparison(r *Results) *reports.NamedTable {
 		Data:    t, Display: t}
 }
 
-// print writes the comparison, the citation and the deviations.
-func (e *Experiment) print(w io.Writer, out *Outcome, quick bool) {
+// print writes the comparison, the citation and the deviations, fitted to
+// width columns (0: no limit).
+func (e *Experiment) print(w io.Writer, out *Outcome, quick bool, width int) {
 	fmt.Fprintf(w, "\nreproduce %s: %s\n", e.Name, e.Title)
-	fmt.Fprintf(w, "paper: %s\n\n", e.Paper)
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "METRIC\tPAPER\tWHERE\tOURS")
-	for _, row := range out.Comparison.Data.Rows {
-		fmt.Fprintln(tw, strings.Join(row, "\t"))
+	for _, l := range texttable.Wrap("paper: "+e.Paper, width) {
+		fmt.Fprintln(w, l)
 	}
-	tw.Flush()
+	fmt.Fprintln(w)
+	t := texttable.New(texttable.Column{Header: "METRIC", Wrap: true, MinWidth: 20}, texttable.Column{Header: "PAPER", Wrap: true, MinWidth: 14},
+		texttable.Column{Header: "WHERE", Wrap: true, MinWidth: 14}, texttable.Column{Header: "OURS", Wrap: true, MinWidth: 16})
+	for _, row := range out.Comparison.Data.Rows {
+		t.Add(row...)
+	}
+	_, _ = t.Write(w, width, "--wide")
 	fmt.Fprintf(w, "\ndeviations from the paper's setting:\n")
 	notes := e.Deviations
 	if quick {
 		notes = append(append([]string{}, notes...), e.QuickDeviations...)
 	}
 	for _, d := range notes {
-		fmt.Fprintf(w, "  - %s\n", d)
+		for i, l := range texttable.Wrap(d, max(0, width-4)) {
+			if i == 0 {
+				fmt.Fprintf(w, "  - %s\n", l)
+			} else {
+				fmt.Fprintf(w, "    %s\n", l)
+			}
+		}
 	}
 	fmt.Fprintf(w, "\nreport: %s\n", filepath.Join(out.ReportDir, "index.html"))
 }
 
-// List writes the experiments, their papers and policies.
-func List(w io.Writer, reg *solvers.Registry) {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "NAME\tPOLICIES\tPAPER")
+// List writes the experiments, their papers and policies, fitted to width
+// columns (0: no limit).
+func List(w io.Writer, reg *solvers.Registry, width int) {
+	t := texttable.New(texttable.Column{Header: "NAME"}, texttable.Column{Header: "POLICIES", Wrap: true, MinWidth: 24},
+		texttable.Column{Header: "PAPER", Wrap: true, MinWidth: 30})
 	for _, e := range Experiments {
 		var ps []string
 		for _, p := range e.Policies {
@@ -280,7 +293,7 @@ func List(w io.Writer, reg *solvers.Registry) {
 			}
 			ps = append(ps, n)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\n", e.Name, strings.Join(ps, ", "), e.Paper)
+		t.Add(e.Name, strings.Join(ps, ", "), e.Paper)
 	}
-	tw.Flush()
+	_, _ = t.Write(w, width, "--wide")
 }
