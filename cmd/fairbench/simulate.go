@@ -104,6 +104,11 @@ func loadGrid(s *settings, f *runFlags, args []string) (*scenarios.Grid, error) 
 			return nil, err
 		}
 	}
+	for _, p := range f.policies {
+		if _, ok := reg.Lookup(p); !ok {
+			return nil, fmt.Errorf("--policy: unknown policy %q%s (known: %s)", p, didYouMean(p, reg.Names()), strings.Join(reg.Names(), ", "))
+		}
+	}
 	var err error
 	switch {
 	case len(f.policies) > 0:
