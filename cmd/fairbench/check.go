@@ -3,7 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -12,6 +11,7 @@ import (
 
 	"fairbench/check"
 	"fairbench/internal/atomicfile"
+	"fairbench/internal/input"
 	"fairbench/models"
 	"fairbench/runs"
 	"fairbench/solvers/registry"
@@ -370,7 +370,8 @@ func runMatrix(cmd *cobra.Command, s *settings, f *checkFlags, cfg check.Config)
 
 // readBaseline reads a baseline file.
 func readBaseline(path string) (*check.Baseline, error) {
-	fh, err := os.Open(path)
+	// A baseline is a few hundred KB; 64 MiB bounds a hostile one.
+	fh, err := input.OpenLimit(path, 64<<20)
 	if err != nil {
 		return nil, err
 	}
