@@ -61,13 +61,14 @@ func NewMatrix() *Matrix {
 	return &Matrix{iso: map[Key]Figure{}, pair: map[PairKey][2]float64{}}
 }
 
-// Set records an isolated figure. It refuses negative or non-finite values.
+// Set records an isolated figure. It refuses a value that is not 0 or
+// between MinThroughput and MaxThroughput.
 func (m *Matrix) Set(k Key, steps float64, source string) error {
-	if err := nonNegative("throughput", steps); err != nil {
+	if err := CheckThroughput("throughput", steps); err != nil {
 		return fmt.Errorf("%v: %w", k, err)
 	}
-	if k.Gang <= 0 {
-		return fmt.Errorf("%v: gang must be positive", k)
+	if k.Gang <= 0 || k.Gang > MaxGPUs {
+		return fmt.Errorf("%v: gang must be between 1 and %d", k, MaxGPUs)
 	}
 	m.iso[k] = Figure{Value: steps, Source: source}
 	return nil
@@ -76,10 +77,10 @@ func (m *Matrix) Set(k Key, steps float64, source string) error {
 // SetPair records the throughputs [self, other] of job k.Job sharing its GPUs
 // with a job of type other.
 func (m *Matrix) SetPair(k PairKey, self, other float64) error {
-	if err := nonNegative("co-located throughput", self); err != nil {
+	if err := CheckThroughput("co-located throughput", self); err != nil {
 		return fmt.Errorf("%v with %s: %w", k.Key, k.Other, err)
 	}
-	if err := nonNegative("co-located throughput", other); err != nil {
+	if err := CheckThroughput("co-located throughput", other); err != nil {
 		return fmt.Errorf("%v with %s: %w", k.Key, k.Other, err)
 	}
 	m.pair[k] = [2]float64{self, other}

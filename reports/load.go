@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 
+	"fairbench/internal/input"
 	"fairbench/runs"
 	"fairbench/sim"
 )
@@ -199,7 +200,7 @@ func readDir(dir string) ([]*Run, error) {
 	sort.Strings(manifests)
 	for _, name := range manifests {
 		var m runs.Manifest
-		b, err := os.ReadFile(filepath.Join(dir, name))
+		b, err := input.ReadFile(filepath.Join(dir, name), input.MaxRecordBytes)
 		if err == nil {
 			err = json.Unmarshal(b, &m)
 		}
@@ -242,7 +243,7 @@ func readRun(path string) (*Run, error) {
 // checkJobsCSV checks that the run's per-job file exists, has the columns
 // package runs writes and one row per job of the record.
 func checkJobsCSV(path string, rec *runs.Record) error {
-	f, err := os.Open(path)
+	f, err := input.OpenLimit(path, input.MaxRecordBytes)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
 			return fmt.Errorf("reports: %s: missing (the per-job file of run %s, whose record is %s)", path, rec.ID, filepath.Join(filepath.Dir(path), rec.ID+".json"))
@@ -250,7 +251,7 @@ func checkJobsCSV(path string, rec *runs.Record) error {
 		return fmt.Errorf("reports: %w", err)
 	}
 	defer f.Close()
-	cr := csv.NewReader(f)
+	cr := csv.NewReader(input.Lines(f, input.MaxLineBytes))
 	header, err := cr.Read()
 	if err != nil {
 		return fmt.Errorf("reports: %s: %w", path, err)
@@ -285,7 +286,7 @@ func jobsHeader() []string {
 
 // readTiming reads a <id>.timing.csv file (runs.TimingCSV).
 func readTiming(path string) ([]sim.DecisionTiming, error) {
-	b, err := os.ReadFile(path)
+	b, err := input.ReadFile(path, input.MaxRecordBytes)
 	if err != nil {
 		return nil, fmt.Errorf("reports: %w", err)
 	}

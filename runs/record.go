@@ -6,9 +6,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"strconv"
 
+	"fairbench/internal/input"
 	"fairbench/sim"
 )
 
@@ -39,7 +39,7 @@ func (r *Record) Encode() ([]byte, error) {
 
 // ReadRecord reads a result file written by Write.
 func ReadRecord(path string) (*Record, error) {
-	b, err := os.ReadFile(path)
+	b, err := input.ReadFile(path, input.MaxRecordBytes)
 	if err != nil {
 		return nil, err
 	}

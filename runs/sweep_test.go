@@ -125,7 +125,7 @@ func TestMergeReportsMissingAndRefusesConflicts(t *testing.T) {
 		t.Fatal(err)
 	}
 	dst := filepath.Join(t.TempDir(), "m")
-	if _, err := Merge(dst, []string{a, b}); err == nil || !strings.Contains(err.Error(), "differs between") {
+	if _, err := Merge(dst, []string{a, b}); err == nil || !strings.Contains(err.Error(), ".json differ (the same run must have the same files") {
 		t.Errorf("conflict: got %v", err)
 	}
 	if _, err := os.Stat(dst); !os.IsNotExist(err) {

@@ -10,7 +10,7 @@ import (
 
 func TestBuildWorkload(t *testing.T) {
 	g := load(t, "testdata/grid.yaml")
-	r := g.Runs[len(g.Runs)-1] // count 2, sjf, seed 2, rate 4.5
+	r := g.Runs[len(g.Runs)-1] // count 2, tiresias, seed 2, rate 4.5
 	w := build(t, r)
 	if w.Name != "grid" || w.Seed != 2 || w.Round != 360*time.Second || w.BandwidthGBPerSecond != 2.5 {
 		t.Errorf("workload header %q %d %v %v", w.Name, w.Seed, w.Round, w.BandwidthGBPerSecond)
@@ -38,8 +38,8 @@ func TestBuildWorkload(t *testing.T) {
 	if !reflect.DeepEqual(w.Restore, wantRestore) {
 		t.Errorf("restore %v, want %v", w.Restore, wantRestore)
 	}
-	if o := w.Options("sjf"); o["preemptive"] != false || !reflect.DeepEqual(o["thresholds"], []any{3600, 7200}) {
-		t.Errorf("sjf options %#v", o)
+	if o := w.Options("tiresias"); o["promote_knob"] != 0 || !reflect.DeepEqual(o["thresholds"], []any{3600, 7200}) {
+		t.Errorf("tiresias options %#v", o)
 	}
 	if o := w.Options("fifo"); o != nil {
 		t.Errorf("fifo options %v", o)
@@ -74,7 +74,7 @@ func TestBuildChecksSpec(t *testing.T) {
 	wantError(t, err, "s.yaml:4: cluster.servers[1].gpus_per_server: must be ≥ 1")
 	var zero Spec
 	_, err = zero.Build(0)
-	wantError(t, err, "round_seconds: must be > 0")
+	wantError(t, err, "round_seconds: must be between 1 and 86400 seconds (a day), got 0")
 }
 
 func TestBuildThroughputFile(t *testing.T) {

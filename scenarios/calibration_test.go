@@ -24,10 +24,15 @@ func mergedCalibration(t *testing.T, dir string) *calibrate.Record {
 	return rep.Record
 }
 
+// declaredCPUJobTypes declares the job types the CPU dry run measured,
+// which the catalogue lacks (a throughputs file may only name known ones).
+const declaredCPUJobTypes = `job_types: [{name: "ResNet-18 CPU (batch size 2)"}, {name: "ResNet-18 CPU (batch size 4)"}, {name: "ResNet-18 CPU (batch size 8)"}, {name: "Transformer-LM tiny (batch size 8)"}]
+`
+
 const calibratedScenario = `name: cal
 gpu_types: [{name: B200, memory_gb: 180, rank: 10, source: test}]
 cluster: {servers: [{type: B200, count: 1, gpus_per_server: 8}]}
-throughputs: b200.json
+` + declaredCPUJobTypes + `throughputs: b200.json
 calibration: b200.calibration.json
 policies: [sjf-bsbf]
 workload: {generator: philly, jobs: 10, job_types: ["ResNet-18 CPU (batch size 4)"], gangs: [{size: 1, weight: 1}]}
@@ -84,6 +89,9 @@ func TestCalibrationKeyErrors(t *testing.T) {
 	}
 	for _, c := range cases {
 		text := strings.Replace(calibratedScenario, c.old, c.new, 1)
+		if c.old == "throughputs: b200.json\n" {
+			text = strings.Replace(text, declaredCPUJobTypes, "", 1)
+		}
 		if c.new == "cluster: {servers: [{type: V100," {
 			text = strings.Replace(text, "throughputs: b200.json\n", "", 1)
 			text = strings.Replace(text, `job_types: ["ResNet-18 CPU (batch size 4)"]`, `job_types: ["ResNet-50 (batch size 64)"]`, 1)

@@ -25,7 +25,7 @@ func TestGridExpansion(t *testing.T) {
 	}
 	wantAxes := []Axis{
 		{Path: "cluster.servers[0].count", Values: []any{int64(1), int64(2)}},
-		{Path: "policies", Values: []any{"fifo", "sjf"}},
+		{Path: "policies", Values: []any{"fifo", "tiresias"}},
 		{Path: "seed", Values: []any{int64(0), int64(1), int64(2)}},
 		{Path: "workload.arrival_rate_per_hour", Values: []any{0.0, 4.5}},
 	}
@@ -41,7 +41,7 @@ func TestGridExpansion(t *testing.T) {
 		// The first axis varies slowest, the last fastest.
 		want := []AxisValue{
 			{"cluster.servers[0].count", int64(1 + i/12)},
-			{"policies", []string{"fifo", "sjf"}[i/6%2]},
+			{"policies", []string{"fifo", "tiresias"}[i/6%2]},
 			{"seed", int64(i / 2 % 3)},
 			{"workload.arrival_rate_per_hour", []float64{0, 4.5}[i%2]},
 		}
@@ -61,8 +61,8 @@ func TestGridExpansion(t *testing.T) {
 		if r.Policy == "fifo" && s.PolicyOptions != nil {
 			t.Errorf("run %d (fifo): options %v, want none", i, s.PolicyOptions)
 		}
-		if r.Policy == "sjf" && s.PolicyOptions["sjf"]["preemptive"] != false {
-			t.Errorf("run %d (sjf): options %v", i, s.PolicyOptions)
+		if r.Policy == "tiresias" && s.PolicyOptions["tiresias"]["promote_knob"] != 0 {
+			t.Errorf("run %d (tiresias): options %v", i, s.PolicyOptions)
 		}
 		if s.Name != "grid" || s.RoundSeconds != 360 || s.Workload.Generator != GeneratorPhilly ||
 			!reflect.DeepEqual(s.Users, []UserSpec{{"alice", 2}, {"bob", 1}}) || !reflect.DeepEqual(s.Workload.Gangs, PhillyGangs()) {

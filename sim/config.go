@@ -85,7 +85,11 @@ func (c Costs) Restore(t models.JobType) time.Duration {
 	if bw <= 0 {
 		bw = DefaultBandwidthGBps
 	}
-	return time.Duration(t.StateGB / bw * float64(time.Second))
+	ns := t.StateGB / bw * float64(time.Second)
+	if !(ns < float64(models.MaxRestore)) { // also NaN
+		return models.MaxRestore
+	}
+	return time.Duration(ns)
 }
 
 func (c *Config) defaults() {
@@ -121,13 +125,16 @@ func (c *Config) validate() error {
 	if c.DefaultSlowdown < 1 || math.IsNaN(c.DefaultSlowdown) || math.IsInf(c.DefaultSlowdown, 0) {
 		return fmt.Errorf("sim: default slowdown must be a finite number ≥ 1, got %v", c.DefaultSlowdown)
 	}
-	if c.Round < 0 {
-		return fmt.Errorf("sim: round length must be positive, got %v", c.Round)
+	if c.Round < 0 || c.Round > models.MaxRound {
+		return fmt.Errorf("sim: round length must be positive and at most %v, got %v", models.MaxRound, c.Round)
 	}
 	for t, d := range c.Costs.PerType {
-		if d < 0 {
-			return fmt.Errorf("sim: restore cost of %q must not be negative, got %v", t, d)
+		if d < 0 || d > models.MaxRestore {
+			return fmt.Errorf("sim: restore cost of %q must be between 0 and %v, got %v", t, models.MaxRestore, d)
 		}
+	}
+	if bw := c.Costs.BandwidthGBps; math.IsNaN(bw) || math.IsInf(bw, 0) {
+		return fmt.Errorf("sim: checkpoint bandwidth must be a finite number, got %v", bw)
 	}
 	users := map[string]bool{}
 	for i, u := range c.Users {

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"slices"
@@ -16,6 +17,7 @@ const never = time.Duration(math.MaxInt64)
 
 // engine is one run in progress.
 type engine struct {
+	ctx    context.Context
 	cfg    Config
 	policy solvers.Policy
 	trig   models.Trigger
@@ -56,11 +58,18 @@ type engine struct {
 
 // Run simulates the jobs of cfg under policy p until every job has finished.
 func Run(cfg Config, p solvers.Policy) (*Result, error) {
+	return RunContext(context.Background(), cfg, p)
+}
+
+// RunContext is Run that stops, with ctx's error, at the first event after
+// ctx is cancelled.
+func RunContext(ctx context.Context, cfg Config, p solvers.Policy) (*Result, error) {
 	cfg.defaults()
 	if err := cfg.validate(); err != nil {
 		return nil, err
 	}
 	e := newEngine(cfg, p)
+	e.ctx = ctx
 	if err := e.loop(); err != nil {
 		return nil, fmt.Errorf("sim: policy %s: %w", p.Name(), err)
 	}
@@ -113,6 +122,9 @@ func (e *engine) loop() error {
 	nextRound := time.Duration(0)
 	for e.next < len(e.jobs) || len(e.active) > 0 {
 		t := min(nextRound, e.nextArrival(), e.nextCompletion())
+		if err := e.bounded(t); err != nil {
+			return err
+		}
 		e.advance(t)
 		done := e.complete()
 		arrived := e.arrive()
@@ -139,6 +151,22 @@ func (e *engine) loop() error {
 		}
 	}
 	e.rec.close(e.now)
+	return nil
+}
+
+// bounded stops a cancelled run, and one about to pass models.MaxSimulated
+// or models.MaxRounds (a job that would take centuries at the rate its
+// policy gives it).
+func (e *engine) bounded(t time.Duration) error {
+	if e.ctx != nil {
+		if err := context.Cause(e.ctx); err != nil {
+			return err
+		}
+	}
+	if t > models.MaxSimulated || int64(t/e.cfg.Round) > models.MaxRounds {
+		return fmt.Errorf("stopped at t=%gs, round %d: a run may simulate at most %s and %d rounds (docs/limits.md); %d jobs still active",
+			seconds(e.now), e.round, models.Describe(models.MaxSimulated), models.MaxRounds, len(e.active))
+	}
 	return nil
 }
 

@@ -73,6 +73,7 @@ steps: 60
 	os.WriteFile(scenario, []byte(`
 name: t4
 cluster: {servers: [{type: T4, count: 1, gpus_per_server: 4}]}
+job_types: [{name: "ResNet-18 (batch size 4)"}, {name: "ResNet-18 (batch size 8)"}]
 throughputs: t4.json
 policies: [fifo]
 workload: {generator: philly, jobs: 6, job_types: ["ResNet-18 (batch size 4)", "ResNet-18 (batch size 8)"], gangs: [{size: 1, weight: 1}]}

@@ -75,8 +75,8 @@ The small folder of fairbench's own test data compares the same way:
 	cmd.Flags().StringVar(&throughputs, "throughputs", "", "Gavel-format throughput file (default DIR/../gavel/simulation_throughputs.json, else the catalogue)")
 	cmd.Flags().StringVar(&cluster, "cluster", "36:36:36", "V100:P100:K80 GPUs of the reference runs (Gavel's -c)")
 	cmd.Flags().StringVar(&window, "window", "0:1000", "FROM:TO, the job IDs averaged over (Gavel's -s and -e)")
-	cmd.Flags().StringArrayVar(&policies, "policy", nil, "compare only this fairbench policy (repeatable)")
-	cmd.Flags().StringArrayVar(&options, "option", nil, "POLICY:KEY=VALUE, a policy option (repeatable)")
+	cmd.Flags().StringSliceVar(&policies, "policy", nil, "compare only these fairbench policies (repeatable, or comma-separated)")
+	cmd.Flags().StringSliceVar(&options, "option", nil, "POLICY:KEY=VALUE, a policy option (repeatable, or comma-separated)")
 	cmd.Flags().Int64Var(&seed, "seed", 1, "the runs' seed (Gavel's --seed of the reference runs)")
 	return cmd
 }

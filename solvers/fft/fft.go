@@ -69,7 +69,8 @@ type Options struct {
 	// RestoreSeconds overrides the transfer time of named job types, as the
 	// scenario's preemption.seconds does for the simulator.
 	RestoreSeconds map[string]float64 `mapstructure:"restore_seconds"`
-	// MuScale multiplies the step size μ of Eq. 5 (default 1). ≥ 0.
+	// MuScale multiplies the step size μ of Eq. 5 (default 1), in
+	// [0, maxMuScale].
 	MuScale *float64 `mapstructure:"mu_scale"`
 	// TimeLimitSeconds and NodeLimit bound each exact solve (0: none). A
 	// time limit that is reached makes a run depend on the machine.
@@ -157,6 +158,7 @@ func NewWith(name string, o Options) (*FFT, error) {
 	if o.TrajectoryPoints != nil {
 		p.traj = *o.TrajectoryPoints
 	}
+	const maxMuScale = 1e6
 	bad := func(field string, v any, want string) error {
 		return fmt.Errorf("%s: %s: must be %s, got %v", name, field, want, v)
 	}
@@ -169,8 +171,9 @@ func NewWith(name string, o Options) (*FFT, error) {
 		return nil, bad("phi_work", o.PhiWork, `"total" or "remaining"`)
 	case !(o.BandwidthGBps > 0) || math.IsInf(o.BandwidthGBps, 0):
 		return nil, bad("bandwidth_gb_per_second", o.BandwidthGBps, "a positive finite number")
-	case !(p.mu >= 0) || math.IsInf(p.mu, 0):
-		return nil, bad("mu_scale", p.mu, "a finite number ≥ 0")
+	case !(p.mu >= 0 && p.mu <= maxMuScale):
+		// Far beyond any useful scale; larger ones overflow ρ·θ to ±Inf.
+		return nil, bad("mu_scale", p.mu, "a number in [0, 1e6]")
 	case !(o.TimeLimitSeconds >= 0) || math.IsInf(o.TimeLimitSeconds, 0):
 		return nil, bad("time_limit_seconds", o.TimeLimitSeconds, "a finite number ≥ 0")
 	case o.NodeLimit < 0:

@@ -18,6 +18,7 @@ import (
 // is a programming error and panics.
 func Default() *solvers.Registry {
 	r := &solvers.Registry{}
+	claims := Claims()
 	for _, e := range append([]solvers.Entry{
 		{Name: fifo.Name, Summary: fifo.Summary, New: fifo.New},
 		{Name: fifo.GavelName, Summary: fifo.GavelSummary, New: fifo.NewGavel},
@@ -25,17 +26,21 @@ func Default() *solvers.Registry {
 		{Name: sjf.SRTFName, Summary: sjf.SRTFSummary, New: sjf.NewSRTF},
 		{Name: tiresias.Name, Summary: tiresias.Summary, New: tiresias.New},
 		{Name: tiresias.PerTypeName, Summary: tiresias.PerTypeSummary, New: tiresias.NewPerType},
-		{Name: isolated.Name, Summary: isolated.Summary, New: isolated.New, Claims: []string{"sharing-incentive", "envy-free", "strategy-proof"}},
+		{Name: isolated.Name, Summary: isolated.Summary, New: isolated.New},
 		{Name: isolated.GavelName, Summary: isolated.GavelSummary, New: isolated.NewGavel},
-		{Name: gandivafair.Name, Summary: gandivafair.Summary, New: gandivafair.New, Claims: []string{"sharing-incentive", "share-convergence"}},
-		{Name: gandivafair.NoTradeName, Summary: gandivafair.NoTradeSummary, New: gandivafair.NewNoTrade, Claims: []string{"sharing-incentive", "share-convergence"}},
+		{Name: gandivafair.Name, Summary: gandivafair.Summary, New: gandivafair.New},
+		{Name: gandivafair.NoTradeName, Summary: gandivafair.NoTradeSummary, New: gandivafair.NewNoTrade},
 		{Name: sjfbsbf.Name, Summary: sjfbsbf.Summary, New: sjfbsbf.New},
 		{Name: sjfbsbf.ConsolidatedName, Summary: sjfbsbf.ConsolidatedSummary, New: sjfbsbf.NewConsolidated},
 		{Name: sjfbsbf.FFSName, Summary: sjfbsbf.FFSSummary, New: sjfbsbf.NewFFS},
 		{Name: sjfbsbf.FFSConsolidatedName, Summary: sjfbsbf.FFSConsolidatedSummary, New: sjfbsbf.NewFFSConsolidated},
-		{Name: fft.Name, Summary: fft.Summary, New: fft.New, Claims: []string{"long-term-fairness", "regret", "starvation-bound"}},
-		{Name: fft.ExactName, Summary: fft.ExactSummary, New: fft.NewExact, Claims: []string{"long-term-fairness", "regret", "starvation-bound"}},
+		{Name: fft.Name, Summary: fft.Summary, New: fft.New},
+		{Name: fft.ExactName, Summary: fft.ExactSummary, New: fft.NewExact},
 	}, gavel.Entries()...) { // the Gavel LP family: gavel-las, gavel-las-agnostic, gavel-ftf, ...
+		if len(e.Claims) > 0 {
+			panic("registry: " + e.Name + " declares its claims in its own package; declare them in claims.go")
+		}
+		e.Claims = claims[e.Name]
 		if err := r.Register(e); err != nil {
 			panic("registry: " + err.Error())
 		}
