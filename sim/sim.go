@@ -53,6 +53,7 @@ type engine struct {
 	// the two have run together on the same GPUs: the space-sharing round
 	// mechanism's "rounds received" for a pair.
 	pairTime map[[2]models.JobID]map[string]time.Duration
+	rounds   rounds
 }
 
 // Run simulates the jobs of cfg under policy p until every job has finished.
@@ -77,7 +78,8 @@ func RunContext(ctx context.Context, cfg Config, p solvers.Policy) (*Result, err
 
 func newEngine(cfg Config, p solvers.Policy) *engine {
 	e := &engine{cfg: cfg, policy: p, trig: solvers.TriggersOf(p), userIdx: map[string]int{},
-		pairTime: map[[2]models.JobID]map[string]time.Duration{}}
+		pairTime: map[[2]models.JobID]map[string]time.Duration{},
+		rounds:   newRounds(cfg.Cluster, solvers.RoundsOf(p), cfg.Round)}
 	for _, u := range cfg.Users {
 		e.userIdx[u.Name] = len(e.users)
 		e.users = append(e.users, u.Name)
@@ -90,10 +92,14 @@ func newEngine(cfg Config, p solvers.Policy) *engine {
 		if !ok {
 			jt = models.JobType{Name: cfg.Jobs[i].Type}
 		}
-		e.jobs = append(e.jobs, &job{
+		j := &job{
 			spec: cfg.Jobs[i], jt: jt, restore: cfg.Costs.Restore(jt),
 			firstRun: -1, received: map[string]time.Duration{},
-		})
+		}
+		for _, g := range e.rounds.types {
+			j.runnable = append(j.runnable, models.ThroughputOn(cfg.Cluster, cfg.Matrix, cfg.JobTypes, &j.spec, g) > 0)
+		}
+		e.jobs = append(e.jobs, j)
 	}
 	sort.SliceStable(e.jobs, func(a, b int) bool {
 		if e.jobs[a].spec.Arrival != e.jobs[b].spec.Arrival {
@@ -185,6 +191,7 @@ func (e *engine) advance(t time.Duration) {
 		e.area += float64(len(e.active)) * (t - e.now).Seconds()
 		e.rec.span(e.now, t, e.holding, e.entitle)
 		e.countPairs(t - e.now)
+		e.accrue(e.now, t)
 		e.now = t
 	}
 }
@@ -229,6 +236,7 @@ func (e *engine) complete() bool {
 	if !any {
 		return false
 	}
+	e.rounds.changed = true
 	e.rerate(nil)
 	e.running = slices.DeleteFunc(e.running, func(j *job) bool { return j.finished })
 	for k := range e.pairTime {
@@ -236,6 +244,13 @@ func (e *engine) complete() bool {
 			delete(e.pairTime, k)
 		}
 	}
+	e.rounds.order = slices.DeleteFunc(e.rounds.order, func(k [2]models.JobID) bool {
+		if e.byID[k[0]].finished || e.byID[k[1]].finished {
+			delete(e.rounds.pairs, k)
+			return true
+		}
+		return false
+	})
 	k := 0
 	for i, j := range e.active {
 		if j.finished {
@@ -259,6 +274,11 @@ func (e *engine) arrive() bool {
 	for e.next < len(e.jobs) && e.jobs[e.next].spec.Arrival == e.now {
 		j := e.jobs[e.next]
 		j.arrived, j.settled, j.areaArrive = true, e.now, e.area
+		j.clock = make([]float64, len(e.rounds.types))
+		for g := range j.clock {
+			j.clock[g] = e.rounds.credit
+		}
+		j.deficit = make([]float64, len(e.rounds.types))
 		j.pos = len(e.active)
 		e.active = append(e.active, j)
 		e.views = append(e.views, j.view())
@@ -268,6 +288,7 @@ func (e *engine) arrive() bool {
 		any = true
 	}
 	if any {
+		e.rounds.changed = true
 		e.refreshEntitlement()
 	}
 	return any
@@ -360,8 +381,16 @@ func (e *engine) snapshot(why models.Trigger) *models.Snapshot {
 	}
 }
 
-// decide asks the policy for an allocation, checks it and applies it.
+// decide asks the policy for an allocation, checks it and applies it; or,
+// when the policy's re-solve cadence says the allocation in force stays
+// (rounds.due), realises that one again.
 func (e *engine) decide(why models.Trigger) error {
+	if !e.due() {
+		if !e.rounds.fractional {
+			return nil // the placements in force stay
+		}
+		return e.realiseRound()
+	}
 	snap := e.snapshot(why)
 	var start time.Duration
 	if e.cfg.Clock != nil {
@@ -382,12 +411,22 @@ func (e *engine) decide(why models.Trigger) error {
 	if err := models.Feasible(snap, alloc); err != nil {
 		return fmt.Errorf("round %d (t=%gs): infeasible allocation: %w", e.round, seconds(e.now), err)
 	}
-	run := alloc.Run
-	var pairs [][2]models.JobID
+	e.hold(alloc)
 	if alloc.Fractional() {
-		run, pairs = e.realise(snap, alloc)
+		return e.realiseRound()
 	}
-	placed, err := e.place(snap, run, pairs)
+	placed, err := e.place(alloc.Run, nil)
+	if err != nil {
+		return fmt.Errorf("round %d (t=%gs): %w", e.round, seconds(e.now), err)
+	}
+	e.apply(placed)
+	return nil
+}
+
+// realiseRound places one round of the fractional allocation in force.
+func (e *engine) realiseRound() error {
+	run, pairs := e.realise()
+	placed, err := e.place(run, pairs)
 	if err != nil {
 		return fmt.Errorf("round %d (t=%gs): %w", e.round, seconds(e.now), err)
 	}

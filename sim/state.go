@@ -34,6 +34,16 @@ type job struct {
 	received map[string]time.Duration
 	lost     time.Duration // wall time spent restoring
 
+	// The round mechanism's view (see rounds), per GPU type newest first:
+	// whether the job can run there, its share in the allocation in force
+	// (empty when that allocation does not know it), its time there since
+	// that allocation plus the half-round credit, and its deficit.
+	runnable []bool
+	share    []float64
+	clock    []float64
+	deficit  []float64
+	inAlloc  bool
+
 	arrived     bool
 	finished    bool
 	finish      time.Duration

@@ -35,7 +35,7 @@ LP family, Tiresias, SJF, FIFO, isolated shares) in a deterministic simulator.`,
 	pf.Int64("seed", 0, "random seed (overrides the scenario's seed)")
 	pf.String("out", "out", "folder for result files")
 	pf.Bool("wide", false, "print every column of tables, however wide (default: fit 100 columns)")
-	root.AddCommand(newVersion(), newList(s), newSimulate(s), newGrid(s), newSolve(s), newMerge(s), newReport(s), newReproduce(s), newCheck(s), newCalibrate(s))
+	root.AddCommand(newVersion(), newList(s), newSimulate(s), newGrid(s), newSolve(s), newMerge(s), newReport(s), newReproduce(s), newCheck(s), newCalibrate(s), newCompareGavel(s))
 	finish(root)
 	return root
 }

@@ -27,6 +27,10 @@ func sample(f *pflag.Flag) (set, printed string) {
 		return "3s", "3s"
 	case "stringSlice":
 		return "a,b", "[a,b]"
+	case "intSlice":
+		return "1,2", "[1,2]"
+	case "float64Slice":
+		return "1.5,2", "[1.500000,2.000000]"
 	}
 	return "some-value", "some-value"
 }

@@ -21,11 +21,13 @@ func Default() *solvers.Registry {
 	claims := Claims()
 	for _, e := range append([]solvers.Entry{
 		{Name: fifo.Name, Summary: fifo.Summary, New: fifo.New},
+		{Name: fifo.GavelName, Summary: fifo.GavelSummary, New: fifo.NewGavel},
 		{Name: sjf.Name, Summary: sjf.Summary, New: sjf.New},
 		{Name: sjf.SRTFName, Summary: sjf.SRTFSummary, New: sjf.NewSRTF},
 		{Name: tiresias.Name, Summary: tiresias.Summary, New: tiresias.New},
 		{Name: tiresias.PerTypeName, Summary: tiresias.PerTypeSummary, New: tiresias.NewPerType},
 		{Name: isolated.Name, Summary: isolated.Summary, New: isolated.New},
+		{Name: isolated.GavelName, Summary: isolated.GavelSummary, New: isolated.NewGavel},
 		{Name: gandivafair.Name, Summary: gandivafair.Summary, New: gandivafair.New},
 		{Name: gandivafair.NoTradeName, Summary: gandivafair.NoTradeSummary, New: gandivafair.NewNoTrade},
 		{Name: sjfbsbf.Name, Summary: sjfbsbf.Summary, New: sjfbsbf.New},
