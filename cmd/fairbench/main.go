@@ -21,7 +21,7 @@ import (
 // before the process removes what it has in flight and exits anyway (a
 // solver call that cannot be interrupted, a blocked read): the whole stop
 // takes well under 2 s.
-const grace = time.Second
+const grace = 750 * time.Millisecond
 
 func main() {
 	os.Exit(runMain(os.Args[1:]))
