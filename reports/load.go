@@ -18,6 +18,8 @@ import (
 	"fairbench/internal/input"
 	"fairbench/runs"
 	"fairbench/sim"
+	"fairbench/solvers"
+	"fairbench/solvers/registry"
 )
 
 // Run is one run's results as a report reads them.
@@ -78,6 +80,7 @@ func Load(paths ...string) (*Set, error) {
 	if len(paths) == 0 {
 		return nil, errors.New("reports: no results given")
 	}
+	reg := registry.Default()
 	var errs []error
 	var found []*Run
 	seen := map[string]string{} // run ID → record path
@@ -103,7 +106,7 @@ func Load(paths ...string) (*Set, error) {
 				errs = append(errs, fmt.Errorf("reports: %s: not a run record; give a run's <id>.json or a result folder", p))
 				continue
 			}
-			r, err := readRun(p)
+			r, err := readRun(reg, p)
 			if err != nil {
 				errs = append(errs, err)
 				continue
@@ -111,7 +114,7 @@ func Load(paths ...string) (*Set, error) {
 			add(r)
 			continue
 		}
-		rs, err := readDir(p)
+		rs, err := readDir(reg, p)
 		errs = append(errs, err)
 		for _, r := range rs {
 			add(r)
@@ -148,7 +151,7 @@ func joinCapped(errs []error) error {
 
 // readDir reads every run in dir. A record without its per-job file, and
 // files of a run without its record, are errors naming the missing file.
-func readDir(dir string) ([]*Run, error) {
+func readDir(reg *solvers.Registry, dir string) ([]*Run, error) {
 	ents, err := os.ReadDir(dir)
 	if err != nil {
 		return nil, fmt.Errorf("reports: %w", err)
@@ -188,7 +191,7 @@ func readDir(dir string) ([]*Run, error) {
 			errs = append(errs, fmt.Errorf("reports: %s: missing (the run's record; found %s)", filepath.Join(dir, id+".json"), strings.Join(have, ", ")))
 			continue
 		}
-		r, err := readRun(filepath.Join(dir, id+".json"))
+		r, err := readRun(reg, filepath.Join(dir, id+".json"))
 		if err != nil {
 			errs = append(errs, err)
 			continue
@@ -218,12 +221,16 @@ func readDir(dir string) ([]*Run, error) {
 	return out, errors.Join(errs...)
 }
 
-// readRun reads one run: its record, its per-job file (checked against the
-// record) and its timing file when there is one.
-func readRun(path string) (*Run, error) {
+// readRun reads one run: its record (the policy's report decoded into its
+// type), its per-job file (checked against the record) and its timing file
+// when there is one.
+func readRun(reg *solvers.Registry, path string) (*Run, error) {
 	rec, err := runs.ReadRecord(path)
 	if err != nil {
 		return nil, fmt.Errorf("reports: %w", err)
+	}
+	if err := decodeReport(reg, rec); err != nil {
+		return nil, fmt.Errorf("reports: %s: %w", path, err)
 	}
 	dir := filepath.Dir(path)
 	jobs := filepath.Join(dir, rec.ID+".jobs.csv")
@@ -238,6 +245,27 @@ func readRun(path string) (*Run, error) {
 		}
 	}
 	return r, nil
+}
+
+// decodeReport replaces the record's policy report, JSON as read, by the
+// typed value the policy's registry entry declares (*gandivafair.Report,
+// *fft.Report, ...): the value the policy returned when the run was made,
+// so figures and reproductions read its fields, never its JSON keys. The
+// report of a policy this build does not register, or that declares no
+// report type, stays JSON and no figure reads it.
+func decodeReport(reg *solvers.Registry, rec *runs.Record) error {
+	raw, ok := rec.Result.PolicyReport.(json.RawMessage)
+	if !ok {
+		return nil
+	}
+	rep, ok, err := reg.DecodeReport(rec.Policy, raw)
+	if err != nil {
+		return fmt.Errorf("policy_report: %w", err)
+	}
+	if ok {
+		rec.Result.PolicyReport = rep
+	}
+	return nil
 }
 
 // checkJobsCSV checks that the run's per-job file exists, has the columns

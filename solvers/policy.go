@@ -5,6 +5,7 @@
 package solvers
 
 import (
+	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"sort"
@@ -41,9 +42,19 @@ func TriggersOf(p Policy) models.Trigger {
 // over a run (Gandiva_fair's trades, FFT's compensation trajectories). The
 // simulator calls Report once, after the last job finishes, and stores the
 // value in the run's result; it must be deterministic and encode to JSON.
+//
+// The value is a pointer to a report type the policy's package exports
+// (gandivafair.Report, fft.Report, sjfbsbf.Report), and the policy's
+// registry entry names that type (Entry.Report, with ReportAs): a report
+// read back from a run record decodes into it (Registry.DecodeReport), so
+// that readers use its fields, never its JSON keys.
 type Reporter interface {
 	Report() any
 }
+
+// ReportAs is an Entry.Report for a policy whose Report returns a *T: it
+// returns a new, zero *T.
+func ReportAs[T any]() any { return new(T) }
 
 // Config is what a policy is built from: its options from the scenario file
 // and a random source seeded from the run's seed (one stream per purpose).
@@ -89,6 +100,11 @@ type Entry struct {
 	// field; the checker verifies them under their conditions and reports
 	// the other properties as information.
 	Claims []models.Claim
+	// Report, for a policy that is a Reporter, returns a new zero value of
+	// the type its Report returns (ReportAs[T] for a *T): a report stored
+	// in a run record decodes into it. Nil for a policy that reports
+	// nothing. The registry's tests check that the two types agree.
+	Report func() any
 }
 
 // Registry maps policy names to factories. The zero value is empty and ready.
@@ -125,6 +141,23 @@ func (r *Registry) Names() []string {
 func (r *Registry) Lookup(name string) (Entry, bool) {
 	e, ok := r.entries[name]
 	return e, ok
+}
+
+// DecodeReport decodes a policy report stored in a run record (its JSON,
+// as the simulator's result holds it) into a new value of the type the
+// policy's entry declares (Entry.Report): the type the policy's Report
+// returned when the run was made. ok is false, and nothing is decoded,
+// when the policy is not registered or declares no report type.
+func (r *Registry) DecodeReport(policy string, data []byte) (rep any, ok bool, err error) {
+	e, known := r.entries[policy]
+	if !known || e.Report == nil {
+		return nil, false, nil
+	}
+	rep = e.Report()
+	if err := json.Unmarshal(data, rep); err != nil {
+		return nil, false, fmt.Errorf("%s report: %w", policy, err)
+	}
+	return rep, true, nil
 }
 
 // New builds the named policy; an unknown name is an error listing the known ones.

@@ -126,7 +126,7 @@ func TestInvariantsRandom(t *testing.T) {
 			if p.shared > 0 {
 				sharedSome[v.name] = true
 			}
-			if r.PolicyReport.(sjfbsbf.Report).Accumulated > 0 {
+			if r.PolicyReport.(*sjfbsbf.Report).Accumulated > 0 {
 				accumSome[v.name] = true
 			}
 			first, _ := json.Marshal(r)

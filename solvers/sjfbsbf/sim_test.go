@@ -27,7 +27,7 @@ func TestSimSharedJobsFinishAtTheSlowdownTimes(t *testing.T) {
 		if r.Summary.DefaultSlowdowns != 0 || r.Summary.Preemptions != 0 || r.Summary.Migrations != 0 {
 			t.Errorf("%s: %+v", v.name, r.Summary)
 		}
-		if rep, ok := r.PolicyReport.(sjfbsbf.Report); !ok || rep != (sjfbsbf.Report{Started: 2, Shared: 1}) {
+		if rep, ok := r.PolicyReport.(*sjfbsbf.Report); !ok || *rep != (sjfbsbf.Report{Started: 2, Shared: 1}) {
 			t.Errorf("%s: report %#v", v.name, r.PolicyReport)
 		}
 	}
@@ -69,7 +69,7 @@ func TestSimAccumulation(t *testing.T) {
 	r64 := job(1, 10, "R64", 1, 400)
 	got, r := simulate(t, build(t, sjfbsbf.New), c, big, r64)
 	wantJCT(t, got, map[models.JobID]float64{0: 238.571428571 + 807.142857143, 1: 400 / 1.75})
-	if rep := r.PolicyReport.(sjfbsbf.Report); rep.Accumulated != 1 {
+	if rep := r.PolicyReport.(*sjfbsbf.Report); rep.Accumulated != 1 {
 		t.Errorf("report %+v, want one job started with accumulation", rep)
 	}
 	big.MemoryGB = 13
