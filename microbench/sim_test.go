@@ -52,11 +52,10 @@ func BenchmarkSimulate10kFIFO(b *testing.B) {
 	for _, rate := range []float64{1.5, 3} {
 		b.Run(fmt.Sprintf("rate=%g", rate), func(b *testing.B) {
 			cfg := philly(b, 10000, rate)
-			p := policy(b, "fifo")
 			b.ReportAllocs()
 			var peak uint64
 			for i := 0; i < b.N; i++ {
-				r, err := sim.Run(cfg, p)
+				r, err := sim.Run(cfg, policy(b, "fifo")) // one instance per run
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -75,9 +74,8 @@ func BenchmarkSimulatePolicies(b *testing.B) {
 	cfg := philly(b, 2000, 1.5)
 	for _, name := range registry.Default().Names() {
 		b.Run(name, func(b *testing.B) {
-			p := policy(b, name)
 			for i := 0; i < b.N; i++ {
-				if _, err := sim.Run(cfg, p); err != nil {
+				if _, err := sim.Run(cfg, policy(b, name)); err != nil { // one instance per run
 					b.Fatal(err)
 				}
 			}

@@ -6,6 +6,7 @@ package solvers
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"sort"
@@ -18,9 +19,30 @@ import (
 
 // Policy decides which jobs run where, once per round and, if it implements
 // Triggered, at arrivals and completions too.
+//
+// One instance serves one run. The registry builds a fresh instance for
+// every run (Registry.New; the simulator's callers, the checker and the
+// benchmarks all do), so a policy may keep state between the decisions of
+// its run — compensation, queues, homes, counters — and never needs to
+// tell one run from the next: nothing resets an instance. Snapshots reach
+// it in time order; a stateful policy given one earlier than its previous
+// decision returns an error wrapping ErrTimeWentBack rather than start
+// over. Instances share nothing: two built from the same Config (the same
+// options) keep independent state. A policy is not safe for concurrent use.
 type Policy interface {
 	Name() string
 	Allocate(s *models.Snapshot) (models.Allocation, error)
+}
+
+// ErrTimeWentBack is the error (wrapped, naming the policy and both times)
+// of a stateful policy given a snapshot earlier than its previous decision:
+// an instance serves one run, and a second run needs a new instance.
+var ErrTimeWentBack = errors.New("snapshot earlier than the previous decision: a policy instance serves one run (build a new one per run)")
+
+// TimeWentBack is ErrTimeWentBack for policy name, given a snapshot at now
+// after a decision at last.
+func TimeWentBack(name string, now, last time.Duration) error {
+	return fmt.Errorf("%s: snapshot at %v after a decision at %v: %w", name, now, last, ErrTimeWentBack)
 }
 
 // Triggered is implemented by policies that want decisions at events as well

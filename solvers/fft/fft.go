@@ -84,9 +84,9 @@ type Options struct {
 	SeriesPoints     int  `mapstructure:"series_points"`
 }
 
-// FFT is the policy. Build one per simulation run: it keeps each job's
-// compensation ρ_j between rounds (a snapshot earlier than the last one
-// starts afresh). It is not safe for concurrent use.
+// FFT is the policy. It keeps each job's compensation ρ_j between rounds,
+// so an instance serves one run (solvers.Policy): a snapshot earlier than
+// the last one is an error. It is not safe for concurrent use.
 type FFT struct {
 	name    string
 	opt     Options
@@ -196,7 +196,7 @@ func NewWith(name string, o Options) (*FFT, error) {
 		}
 	}
 	p.opt = o
-	p.reset()
+	p.begin()
 	return p, nil
 }
 
@@ -206,8 +206,8 @@ func (p *FFT) Name() string { return p.name }
 // Options returns the options in force, defaults filled in.
 func (p *FFT) Options() Options { return p.opt }
 
-// reset forgets every job: a new run.
-func (p *FFT) reset() {
+// begin sets up the empty state of the policy's run (New calls it once).
+func (p *FFT) begin() {
 	p.jobs = map[models.JobID]*jobState{}
 	p.tput = map[tputKey]*tputs{}
 	p.cluster, p.matrix = nil, nil
@@ -248,7 +248,7 @@ func (p *FFT) Allocate(s *models.Snapshot) (models.Allocation, error) {
 		return models.Allocation{}, fmt.Errorf("%s: round length must be positive, got %v", p.name, s.RoundLength)
 	}
 	if p.started && s.Now < p.lastNow {
-		p.reset() // a new run
+		return models.Allocation{}, solvers.TimeWentBack(p.name, s.Now, p.lastNow)
 	}
 	if s.Cluster != p.cluster || s.Matrix != p.matrix {
 		p.tput = map[tputKey]*tputs{} // throughputs are cached per cluster and matrix

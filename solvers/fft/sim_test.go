@@ -2,8 +2,10 @@ package fft_test
 
 import (
 	"encoding/json"
+	"errors"
 	"reflect"
 	"testing"
+	"time"
 
 	"fairbench/models"
 	"fairbench/scenarios"
@@ -80,8 +82,9 @@ func TestReportBounded(t *testing.T) {
 	}
 }
 
-// Determinism and a fresh start per run: the same policy value run twice on
-// a heterogeneous workload gives identical results, report included.
+// Determinism and one instance per run: two instances run on a
+// heterogeneous workload give identical results, report included, and a
+// second run on the first is refused.
 func TestSimDeterministic(t *testing.T) {
 	servers := []models.Server{{Type: "V100", GPUs: 4}, {Type: "P100", GPUs: 4}, {Type: "K80", GPUs: 4}}
 	var jobs []models.Job
@@ -92,9 +95,14 @@ func TestSimDeterministic(t *testing.T) {
 	for _, exact := range []bool{false, true} {
 		p := newFFT(t, exact, nil)
 		_, a := policytest.Simulate(t, p, servers, nil, jobs...)
-		_, b := policytest.Simulate(t, p, servers, nil, jobs...)
+		_, b := policytest.Simulate(t, newFFT(t, exact, nil), servers, nil, jobs...)
 		if !reflect.DeepEqual(a, b) {
 			t.Fatalf("exact=%v: two runs differ", exact)
+		}
+		_, err := sim.Run(sim.Config{Cluster: policytest.Cluster(t, servers), Users: []models.User{{Name: "u", Weight: 1}},
+			Jobs: jobs, Matrix: policytest.Matrix(t), Round: 360 * time.Second}, p)
+		if !errors.Is(err, solvers.ErrTimeWentBack) {
+			t.Errorf("exact=%v: a second run on one instance: %v, want ErrTimeWentBack", exact, err)
 		}
 		if a.Summary.Jobs != len(jobs) {
 			t.Fatalf("exact=%v: %d jobs finished", exact, a.Summary.Jobs)

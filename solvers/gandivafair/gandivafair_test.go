@@ -1,6 +1,7 @@
 package gandivafair_test
 
 import (
+	"errors"
 	"math"
 	"math/rand/v2"
 	"reflect"
@@ -265,22 +266,34 @@ func TestSimRandomWorkloads(t *testing.T) {
 	}
 }
 
-// One policy value used for two runs starts the second afresh, and
-// finished jobs leave its state.
-func TestFreshStatePerRun(t *testing.T) {
+// An instance serves one run (solvers.Policy): two instances give the same
+// run; a second run on the first is refused at its first decision (time
+// went back), and so is a snapshot of another cluster; finished jobs leave
+// an instance's state.
+func TestOneInstancePerRun(t *testing.T) {
 	p := newGF(t, nil)
 	c := cluster(t, servers("V100", 2, 4)...)
 	jobs := slices.Concat(jobsOf(1, 6, "A", "unit", 1, 3000), jobsOf(11, 3, "B", "unit", 2, 2000))
 	a := simulate(t, p, c, users("A", "B"), nil, jobs...)
-	b := simulate(t, p, c, users("A", "B"), nil, jobs...)
+	b := simulate(t, newGF(t, nil), c, users("A", "B"), nil, jobs...)
 	if !reflect.DeepEqual(a, b) {
-		t.Error("a second run with the same policy value differs")
+		t.Error("two instances give different runs")
+	}
+	_, err := sim.Run(sim.Config{Cluster: c, Users: users("A", "B"), Jobs: jobs, Matrix: matrix(t), Round: round}, p)
+	if !errors.Is(err, solvers.ErrTimeWentBack) {
+		t.Errorf("a second run on one instance: %v, want ErrTimeWentBack", err)
+	}
+	later := &models.Snapshot{Now: 1000 * round, Round: 1000, RoundLength: round, Trigger: models.AtRound,
+		Cluster: cluster(t, servers("V100", 2, 4)...), Users: users("A", "B"), Matrix: matrix(t)}
+	if _, err := p.Allocate(later); err == nil || !strings.Contains(err.Error(), "another cluster") {
+		t.Errorf("a snapshot of another cluster: %v", err)
 	}
 	for _, j := range jobs {
 		if _, _, ok := p.Home(j.ID); ok {
 			t.Errorf("finished job %d is still tracked", j.ID)
 		}
 	}
+	p = newGF(t, nil)
 	d := newDriver(t, p, users("U"), models.Server{Type: "V100", GPUs: 1})
 	d.add(job(1, "U", "unit", 1), job(2, "U", "unit", 1))
 	d.quantum(0)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"math/rand"
 	"reflect"
+	"sync"
 	"testing"
 	"time"
 
@@ -157,5 +158,105 @@ func TestReportTypes(t *testing.T) {
 	}
 	if _, ok, err := reg.DecodeReport("no-such-policy", []byte(`{}`)); ok || err != nil {
 		t.Errorf("unregistered policy: ok %v, err %v; want nothing decoded", ok, err)
+	}
+}
+
+// lockstep lets two runs take turns: each wrapped policy decides only on
+// its turn, so the decisions of two simulations interleave one for one
+// (the one left alone when the other finishes).
+type lockstep struct {
+	mu   sync.Mutex
+	cond *sync.Cond
+	turn int
+	done [2]bool
+}
+
+func newLockstep() *lockstep {
+	l := &lockstep{}
+	l.cond = sync.NewCond(&l.mu)
+	return l
+}
+
+// finish marks run me finished, so the other no longer waits for it.
+func (l *lockstep) finish(me int) {
+	l.mu.Lock()
+	l.done[me] = true
+	l.cond.Broadcast()
+	l.mu.Unlock()
+}
+
+// turnTaker is a policy that decides on its run's turn; it keeps the
+// wrapped policy's triggers and report.
+type turnTaker struct {
+	solvers.Policy
+	l  *lockstep
+	me int
+}
+
+func (p *turnTaker) Triggers() models.Trigger { return solvers.TriggersOf(p.Policy) }
+
+func (p *turnTaker) Report() any {
+	if r, ok := p.Policy.(solvers.Reporter); ok {
+		return r.Report()
+	}
+	return nil
+}
+
+func (p *turnTaker) Allocate(s *models.Snapshot) (models.Allocation, error) {
+	l := p.l
+	l.mu.Lock()
+	for l.turn != p.me && !l.done[1-p.me] {
+		l.cond.Wait()
+	}
+	l.mu.Unlock()
+	a, err := p.Policy.Allocate(s)
+	l.mu.Lock()
+	l.turn = 1 - p.me
+	l.cond.Broadcast()
+	l.mu.Unlock()
+	return a, err
+}
+
+// TestInstancesAreIndependent: one instance per run (solvers.Policy). Two
+// instances built from the same Config keep independent state: run on two
+// different workloads with their decisions interleaved one for one, each
+// gives exactly the result it gives alone.
+func TestInstancesAreIndependent(t *testing.T) {
+	reg := registry.Default()
+	base := simFixture(t)
+	w := [2]sim.Config{base, base}
+	w[0].Jobs = randomJobs(11, 20, base.Users)
+	w[1].Jobs = randomJobs(12, 20, base.Users)
+	for _, n := range reg.Names() {
+		var alone [2]*sim.Result
+		for i := range w {
+			alone[i] = runFresh(t, n, w[i])
+		}
+		shared := solvers.Config{Options: map[string]any{}}
+		l := newLockstep()
+		var together [2]*sim.Result
+		var errs [2]error
+		var wg sync.WaitGroup
+		for i := range w {
+			p, err := reg.New(n, shared)
+			if err != nil {
+				t.Fatal(err)
+			}
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				defer l.finish(i)
+				together[i], errs[i] = sim.Run(w[i], &turnTaker{Policy: p, l: l, me: i})
+			}()
+		}
+		wg.Wait()
+		for i := range w {
+			if errs[i] != nil {
+				t.Fatalf("%s, workload %d: %v", n, i, errs[i])
+			}
+			if !reflect.DeepEqual(alone[i], together[i]) {
+				t.Errorf("%s: workload %d gives another result beside a second instance than alone", n, i)
+			}
+		}
 	}
 }

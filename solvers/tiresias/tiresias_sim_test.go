@@ -1,9 +1,13 @@
 package tiresias_test
 
 import (
+	"errors"
 	"testing"
+	"time"
 
 	"fairbench/models"
+	"fairbench/sim"
+	"fairbench/solvers"
 	"fairbench/solvers/internal/policytest"
 )
 
@@ -54,18 +58,24 @@ func TestSimGPUTime(t *testing.T) {
 	policytest.WantJCT(t, got, map[models.JobID]float64{1: 300, 2: 100})
 }
 
-// The same policy value must not carry state into a second run: both runs
-// give the same results.
-func TestSimFreshStatePerRun(t *testing.T) {
-	p := newTiresias(t, map[string]any{"thresholds": []any{100}})
+// An instance serves one run (solvers.Policy): two instances give the same
+// results, and a second run on the first is refused at its first decision.
+func TestSimOneInstancePerRun(t *testing.T) {
+	opts := map[string]any{"thresholds": []any{100}}
+	p := newTiresias(t, opts)
 	servers := []models.Server{{Type: "V100", GPUs: 1}}
 	jobs := []models.Job{policytest.Job(1, 0, "unit", 1, 300).Job, policytest.Job(2, 50, "unit", 1, 100).Job, policytest.Job(3, 150, "unit", 1, 50).Job}
 	first, _ := policytest.Simulate(t, p, servers, nil, jobs...)
-	second, _ := policytest.Simulate(t, p, servers, nil, jobs...)
+	second, _ := policytest.Simulate(t, newTiresias(t, opts), servers, nil, jobs...)
 	for id, j := range first {
 		if second[id].JCT != j.JCT {
 			t.Errorf("job %d: JCT %v in the first run, %v in the second", id, j.JCT, second[id].JCT)
 		}
+	}
+	_, err := sim.Run(sim.Config{Cluster: policytest.Cluster(t, servers), Users: []models.User{{Name: "u", Weight: 1}},
+		Jobs: jobs, Matrix: policytest.Matrix(t), Round: 360 * time.Second}, p)
+	if !errors.Is(err, solvers.ErrTimeWentBack) {
+		t.Errorf("a second run on one instance: %v, want ErrTimeWentBack", err)
 	}
 }
 

@@ -1,6 +1,7 @@
 package tiresias_test
 
 import (
+	"errors"
 	"reflect"
 	"testing"
 
@@ -141,8 +142,8 @@ func TestFIFOWithinQueue(t *testing.T) {
 	})
 }
 
-// Finished jobs leave the state; a restarted run (time going back) starts
-// afresh.
+// Finished jobs leave the state; a snapshot earlier than the last decision
+// (a second run on the instance) is an error.
 func TestForgetsFinishedJobs(t *testing.T) {
 	servers := []models.Server{{Type: "V100", GPUs: 1}}
 	p := newTiresias(t, map[string]any{"thresholds": []any{100}})
@@ -153,9 +154,9 @@ func TestForgetsFinishedJobs(t *testing.T) {
 	if _, ok := p.Queue(1); ok {
 		t.Fatal("finished job 1 is still tracked")
 	}
-	replay(t, p, servers, []step{{0, []models.JobState{policytest.Job(7, 0, "unit", 1, 50)}, []string{"7/V100"}, nil}})
-	if _, ok := p.Queue(2); ok {
-		t.Fatal("job 2 of the previous run is still tracked")
+	back := policytest.Snap(t, 0, nil, servers, policytest.Job(7, 0, "unit", 1, 50))
+	if _, err := p.Allocate(back); !errors.Is(err, solvers.ErrTimeWentBack) {
+		t.Errorf("time going back: %v, want ErrTimeWentBack", err)
 	}
 }
 
