@@ -17,6 +17,7 @@ import (
 
 	"fairbench/internal/input"
 	"fairbench/runs"
+	"fairbench/scenarios"
 	"fairbench/sim"
 	"fairbench/solvers"
 	"fairbench/solvers/registry"
@@ -342,17 +343,8 @@ func readTiming(path string) ([]sim.DecisionTiming, error) {
 
 // assemble checks that the runs form one experiment and fills in the set.
 func (s *Set) assemble(found []*Run) error {
-	// The grid axes other than policies and seed.
-	axesOf := func(r *Run) []string {
-		var a []string
-		for k := range r.Record.Point {
-			if k != "policies" && k != "seed" {
-				a = append(a, k)
-			}
-		}
-		sort.Strings(a)
-		return a
-	}
+	// The rule for runs of one experiment is package scenarios'.
+	axesOf := func(r *Run) []string { return scenarios.ExperimentAxes(r.Record.Point) }
 	first := found[0]
 	s.Axes = axesOf(first)
 	base, err := specKey(first, s.Axes)
@@ -376,15 +368,15 @@ func (s *Set) assemble(found []*Run) error {
 			errs = append(errs, err)
 			continue
 		}
-		if path, a, b, differ := firstDiff(base, key, ""); differ {
+		if d, differ := scenarios.FirstDifference(base, key); differ {
 			errs = append(errs, fmt.Errorf("reports: results mix incompatible runs: %s and %s differ in %s (%s vs %s), which is not a grid axis",
-				first.Path, r.Path, path, a, b))
+				first.Path, r.Path, d.Path, d.A, d.B))
 			continue
 		}
 		if o, ok := options[r.Record.Policy]; ok {
-			if path, a, b, differ := firstDiff(policyOptions(o), policyOptions(r), ""); differ {
+			if d, differ := scenarios.FirstDifference(policyOptions(o), policyOptions(r)); differ {
 				errs = append(errs, fmt.Errorf("reports: results mix incompatible runs: %s and %s run %s with different options (%s: %s vs %s)",
-					o.Path, r.Path, r.Record.Policy, strings.TrimPrefix(path, "."), a, b))
+					o.Path, r.Path, r.Record.Policy, strings.TrimPrefix(d.Path, "."), d.A, d.B))
 				continue
 			}
 		} else {
@@ -493,190 +485,16 @@ func (s *Set) group(p *Point, policy string) []*Run {
 }
 
 // specKey is the run's spec with what may differ between the runs of one
-// experiment blanked: its name, seed, policy and policy options, and the
-// value of each grid axis.
+// experiment blanked (scenarios.ExperimentSpec).
 func specKey(r *Run, axes []string) (any, error) {
-	m := specMap(r)
-	if m == nil {
+	m, ok := scenarios.ExperimentSpec(r.Record.Spec, axes)
+	if !ok {
 		return nil, fmt.Errorf("reports: %s: the record has no scenario spec", r.Path)
-	}
-	for _, k := range []string{"name", "seed", "policies", "policy_options"} {
-		delete(m, k)
-	}
-	for _, a := range axes {
-		blankPath(m, a)
-		if a == "user_count" { // a run's spec lists the users instead
-			delete(m, "users")
-		}
 	}
 	return m, nil
 }
 
-func policyOptions(r *Run) any {
-	po, _ := specMap(r)["policy_options"].(map[string]any)
-	return po[r.Record.Policy]
-}
-
-// specMap is the run's spec decoded generically (a fresh copy); nil when
-// the record has none.
-func specMap(r *Run) map[string]any {
-	b, err := json.Marshal(r.Record.Spec)
-	if err != nil {
-		return nil
-	}
-	var m map[string]any
-	if json.Unmarshal(b, &m) != nil {
-		return nil
-	}
-	return m
-}
-
-// blankPath replaces the value at a field path (cluster.servers[0].count,
-// preemption.seconds["A3C"]) by a placeholder; a path that does not resolve
-// is left alone.
-func blankPath(root map[string]any, path string) {
-	steps := splitPath(path)
-	var cur any = root
-	for i, st := range steps {
-		last := i == len(steps)-1
-		switch c := cur.(type) {
-		case map[string]any:
-			key, ok := st.(string)
-			if !ok {
-				return
-			}
-			if _, has := c[key]; !has {
-				return
-			}
-			if last {
-				c[key] = "<axis>"
-				return
-			}
-			cur = c[key]
-		case []any:
-			idx, ok := st.(int)
-			if !ok || idx < 0 || idx >= len(c) {
-				return
-			}
-			if last {
-				c[idx] = "<axis>"
-				return
-			}
-			cur = c[idx]
-		default:
-			return
-		}
-	}
-}
-
-// splitPath splits a field path into map keys (string) and list indices
-// (int).
-func splitPath(path string) []any {
-	var out []any
-	for len(path) > 0 {
-		switch {
-		case path[0] == '.':
-			path = path[1:]
-		case path[0] == '[':
-			end := strings.IndexByte(path, ']')
-			if end < 0 {
-				return append(out, path)
-			}
-			inner := path[1:end]
-			if strings.HasPrefix(inner, `"`) {
-				// A quoted key may hold ']': find the closing quote.
-				var key string
-				dec := json.NewDecoder(strings.NewReader(path[1:]))
-				if err := dec.Decode(&key); err != nil {
-					return append(out, path)
-				}
-				out = append(out, key)
-				path = path[1+int(dec.InputOffset()):]
-				if strings.HasPrefix(path, "]") {
-					path = path[1:]
-				}
-				continue
-			}
-			n, err := strconv.Atoi(inner)
-			if err != nil {
-				out = append(out, inner)
-			} else {
-				out = append(out, n)
-			}
-			path = path[end+1:]
-		default:
-			end := strings.IndexAny(path, ".[")
-			if end < 0 {
-				end = len(path)
-			}
-			out = append(out, path[:end])
-			path = path[end:]
-		}
-	}
-	return out
-}
-
-// firstDiff finds the first place where two decoded JSON values differ and
-// returns its path and both values (shortened).
-func firstDiff(a, b any, path string) (string, string, string, bool) {
-	switch x := a.(type) {
-	case map[string]any:
-		y, ok := b.(map[string]any)
-		if !ok {
-			break
-		}
-		keys := map[string]bool{}
-		for k := range x {
-			keys[k] = true
-		}
-		for k := range y {
-			keys[k] = true
-		}
-		for _, k := range sortedKeys(keys) {
-			if p, va, vb, d := firstDiff(x[k], y[k], joinPath(path, k)); d {
-				return p, va, vb, true
-			}
-		}
-		return "", "", "", false
-	case []any:
-		y, ok := b.([]any)
-		if !ok || len(x) != len(y) {
-			break
-		}
-		for i := range x {
-			if p, va, vb, d := firstDiff(x[i], y[i], fmt.Sprintf("%s[%d]", path, i)); d {
-				return p, va, vb, true
-			}
-		}
-		return "", "", "", false
-	}
-	ja, _ := json.Marshal(a)
-	jb, _ := json.Marshal(b)
-	if bytes.Equal(ja, jb) {
-		return "", "", "", false
-	}
-	if path == "" {
-		path = "(the whole value)"
-	}
-	return path, shorten(string(ja)), shorten(string(jb)), true
-}
-
-func joinPath(path, key string) string {
-	if path == "" {
-		return key
-	}
-	return path + "." + key
-}
-
-func shorten(s string) string {
-	if s == "null" {
-		return "absent"
-	}
-	if len(s) > 60 {
-		return s[:57] + "..."
-	}
-	return s
-}
+func policyOptions(r *Run) any { return scenarios.PolicyOptions(r.Record.Spec, r.Record.Policy) }
 
 func axesList(a []string) string {
 	if len(a) == 0 {

@@ -329,22 +329,16 @@ func TestCalibrationAndMatrix(t *testing.T) {
 	}
 }
 
-func TestSplitPath(t *testing.T) {
-	got := splitPath(`cluster.servers[2].count`)
-	if len(got) != 4 || got[0] != "cluster" || got[1] != "servers" || got[2] != 2 || got[3] != "count" {
-		t.Errorf("splitPath: %#v", got)
-	}
-	got = splitPath(`preemption.seconds["A3C [x]"]`)
-	if len(got) != 3 || got[2] != "A3C [x]" {
-		t.Errorf("splitPath quoted: %#v", got)
-	}
-	m := map[string]any{"cluster": map[string]any{"servers": []any{map[string]any{"count": 1.0}}}}
-	blankPath(m, "cluster.servers[0].count")
-	if v := m["cluster"].(map[string]any)["servers"].([]any)[0].(map[string]any)["count"]; v != "<axis>" {
-		t.Errorf("blankPath: %v", v)
-	}
-	if s := strconv.Quote(formatValue(1.5)); s != `"1.5"` {
-		t.Errorf("formatValue: %s", s)
+// TestFormatValue: an axis value in its shortest form.
+func TestFormatValue(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		v    any
+		want string
+	}{{1.5, "1.5"}, {1e21, "1e+21"}, {"fifo", "fifo"}, {nil, "-"}, {[]any{"a", 2.0}, `["a",2]`}} {
+		if got := formatValue(c.v); got != c.want {
+			t.Errorf("formatValue(%#v) = %s, want %s", c.v, strconv.Quote(got), strconv.Quote(c.want))
+		}
 	}
 }
 
