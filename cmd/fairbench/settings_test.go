@@ -27,6 +27,10 @@ func sample(f *pflag.Flag) (set, printed string) {
 		return "3s", "3s"
 	case "stringSlice":
 		return "a,b", "[a,b]"
+	case "intSlice":
+		return "3,5", "[3,5]"
+	case "float64Slice":
+		return "0.5,2", "[0.500000,2.000000]"
 	}
 	return "some-value", "some-value"
 }
