@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"syscall"
 	"testing"
@@ -42,6 +43,22 @@ func TestMergeNewGPUTypeFile(t *testing.T) {
 	m, err := LoadMatrix(out, decl)
 	if err != nil || m.Throughput(models.Key{Job: "ResNet-50 (batch size 64)", GPU: "B200", Gang: 2}) != 55 {
 		t.Errorf("merged: %v", err)
+	}
+	// The declaration read from its file by Merge itself (--gpu-types), and
+	// a scenario that uses the output (--scenario) among the files.
+	scenario := filepath.Join(filepath.Dir(out), "b200.yaml")
+	again, err := Merge(out, []string{file}, MergeOptions{DeclaredFiles: []string{"../scenarios/testdata/newgpu/scenario.yaml"}, Scenario: scenario})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again.Same != 2 || len(again.Declared) != 1 || !reflect.DeepEqual(again.Declared[0], decl[0]) {
+		t.Errorf("declared from its file: same %d, declared %+v", again.Same, again.Declared)
+	}
+	if sc := string(again.Files[scenario]); !strings.Contains(sc, `throughputs: "b200.json"`) || !strings.Contains(sc, "{type: B200, count: 1") {
+		t.Errorf("scenario:\n%s", sc)
+	}
+	if _, err := Merge(out, []string{file}, MergeOptions{DeclaredFiles: []string{"no-such-file.yaml"}}); err == nil || !strings.Contains(err.Error(), "no-such-file.yaml") {
+		t.Errorf("a missing declaration file: %v", err)
 	}
 }
 

@@ -261,20 +261,25 @@ func TestCounterexampleReplays(t *testing.T) {
 		len(in.Check.Claims) != 1 || in.Check.Claims[0].Property != SharingIncentive {
 		t.Fatalf("note %q policy %q result %v check %+v", in.Note, in.Policy, in.Result, in.Check)
 	}
-	again, err := Replay(subj, &in, Config{})
+	target := Target{Replay: r.Counterexample, Instance: &in}
+	again, err := target.Check(subj, Config{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Feasibility first, then the property the file names.
+	// Feasibility first, then the property the file names, which still
+	// fails and names the replayed file as its counterexample.
 	if len(again.Results) != 2 || again.Results[0].Property != Feasible || again.Results[1].Status != Violated ||
-		again.Results[1].Reason != r.Reason {
+		again.Results[1].Reason != r.Reason || again.Results[1].Counterexample != r.Counterexample {
 		t.Fatalf("replay: %+v, want %q", again.Results, r.Reason)
 	}
-	fixed, err := Replay(subject("fixed", nil, partition), &in, Config{})
+	if f := again.Failure(); f == nil || f.Status != 1 || f.Msg != "policy unweighted violates claimed sharing-incentive" {
+		t.Errorf("replay's failure: %+v", f)
+	}
+	fixed, err := target.Check(subject("fixed", nil, partition), Config{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if fixed.Results[1].Status != Holds {
+	if fixed.Results[1].Status != Holds || fixed.Results[1].Counterexample != "" || fixed.Failure() != nil {
 		t.Errorf("the correct partition fails the replay: %s", fixed.Results[1].Reason)
 	}
 }
