@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -303,7 +304,7 @@ func (rep *MergeReport) add(base *models.Matrix, ins []*input) {
 		}
 		base.Merge(in.matrix)
 	}
-	rep.GPUTypes = sortedKeysOf(types)
+	rep.GPUTypes = slices.Sorted(maps.Keys(types))
 }
 
 // addRecord builds the merged record, sets its pairs in base and adds it to

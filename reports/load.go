@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -399,10 +400,10 @@ func (s *Set) assemble(found []*Run) error {
 		return err
 	}
 	if len(versions) > 1 {
-		s.Warnings = append(s.Warnings, "runs were made by several fairbench versions: "+strings.Join(sortedKeys(versions), ", "))
+		s.Warnings = append(s.Warnings, "runs were made by several fairbench versions: "+strings.Join(slices.Sorted(maps.Keys(versions)), ", "))
 	}
 	if len(backends) > 1 {
-		s.Warnings = append(s.Warnings, "runs used several solver backends: "+strings.Join(sortedKeys(backends), ", "))
+		s.Warnings = append(s.Warnings, "runs used several solver backends: "+strings.Join(slices.Sorted(maps.Keys(backends)), ", "))
 	}
 	// Points, policies and seeds.
 	points := map[string]*Point{}
@@ -428,7 +429,7 @@ func (s *Set) assemble(found []*Run) error {
 	for i, p := range s.Points {
 		p.Index = i
 	}
-	s.Policies = sortedKeys(policies)
+	s.Policies = slices.Sorted(maps.Keys(policies))
 	for sd := range seeds {
 		s.Seeds = append(s.Seeds, sd)
 	}
@@ -550,13 +551,4 @@ func compareValues(a, b any) int {
 		return 1
 	}
 	return strings.Compare(formatValue(a), formatValue(b))
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }

@@ -118,6 +118,25 @@ func TestReportFiles(t *testing.T) {
 	if err := json.Unmarshal(b, &man); err != nil {
 		t.Fatal(err)
 	}
+	checkFigureNames(t, &man, pols)
+	for i, f := range man.Figures {
+		checkFigureFiles(t, filepath.Join(out, "figures", f.Name), f, r.Figures[i])
+	}
+	// Row counts: a CDF has one row per job of its point (24 jobs × 2 seeds
+	// per policy); a sweep one per point and policy.
+	if n := len(readCSV(t, filepath.Join(out, "figures", "jct_cdf_p1.csv"))) - 1; n != 24*2*len(pols) {
+		t.Errorf("jct_cdf_p1.csv: %d rows, want %d", n, 24*2*len(pols))
+	}
+	if n := len(readCSV(t, filepath.Join(out, "figures", "mean_jct_vs_workload_arrival_rate_per_hour.csv"))) - 1; n != 2*len(pols) {
+		t.Errorf("mean JCT sweep: %d rows, want %d", n, 2*len(pols))
+	}
+	checkTables(t, out, pols)
+	checkHTML(t, out, r, &man)
+}
+
+// checkFigureNames: the fixture's report has every figure it must have.
+func checkFigureNames(t *testing.T, man *Manifest, pols []string) {
+	t.Helper()
 	want := []string{"mean_jct_vs_workload_arrival_rate_per_hour", "unfair_fraction_vs_workload_arrival_rate_per_hour", "solver_time"}
 	for _, k := range []string{"jct_cdf", "rho_cdf", "starvation_cdf", "utilisation"} {
 		want = append(want, k+"_p1", k+"_p2")
@@ -137,40 +156,40 @@ func TestReportFiles(t *testing.T) {
 	if slices.Contains(pols, "gandiva-fair") && !slices.Contains(names, "gandiva_trades") {
 		t.Errorf("gandiva-fair ran but there is no trades figure (have %v)", names)
 	}
-	for i, f := range man.Figures {
-		base := filepath.Join(out, "figures", f.Name)
-		checkSVG(t, base+".svg")
-		pb, err := os.ReadFile(base + ".png")
-		if err != nil {
-			t.Fatal(err)
-		}
-		img, err := png.Decode(bytes.NewReader(pb))
-		if err != nil {
-			t.Errorf("%s.png: %v", f.Name, err)
-		} else if w, h := r.Figures[i].PNGSize(DefaultDPI); img.Bounds().Dx() != w || img.Bounds().Dy() != h || w != f.PNGWidth || h != f.PNGHeight {
-			t.Errorf("%s.png is %v, want %d×%d", f.Name, img.Bounds().Size(), w, h)
-		}
-		pdf, err := os.ReadFile(base + ".pdf")
-		if err != nil || !bytes.HasPrefix(pdf, []byte("%PDF-")) {
-			t.Errorf("%s.pdf: %v, starts %q", f.Name, err, pdf[:min(8, len(pdf))])
-		}
-		recs := readCSV(t, base+".csv")
-		if cols, ok := figureColumns[kindOf(f.Name)]; ok && !slices.Equal(recs[0], cols) {
-			t.Errorf("%s.csv columns %v, want %v", f.Name, recs[0], cols)
-		}
-		if len(recs) < 2 {
-			t.Errorf("%s.csv has no data rows", f.Name)
-		}
+}
+
+// checkFigureFiles checks one figure's files (base.svg, .png, .pdf, .csv)
+// against its manifest entry f and the figure fig.
+func checkFigureFiles(t *testing.T, base string, f ManifestFigure, fig *Figure) {
+	t.Helper()
+	checkSVG(t, base+".svg")
+	pb, err := os.ReadFile(base + ".png")
+	if err != nil {
+		t.Fatal(err)
 	}
-	// Row counts: a CDF has one row per job of its point (24 jobs × 2 seeds
-	// per policy); a sweep one per point and policy.
-	if n := len(readCSV(t, filepath.Join(out, "figures", "jct_cdf_p1.csv"))) - 1; n != 24*2*len(pols) {
-		t.Errorf("jct_cdf_p1.csv: %d rows, want %d", n, 24*2*len(pols))
+	img, err := png.Decode(bytes.NewReader(pb))
+	if err != nil {
+		t.Errorf("%s.png: %v", f.Name, err)
+	} else if w, h := fig.PNGSize(DefaultDPI); img.Bounds().Dx() != w || img.Bounds().Dy() != h || w != f.PNGWidth || h != f.PNGHeight {
+		t.Errorf("%s.png is %v, want %d×%d", f.Name, img.Bounds().Size(), w, h)
 	}
-	if n := len(readCSV(t, filepath.Join(out, "figures", "mean_jct_vs_workload_arrival_rate_per_hour.csv"))) - 1; n != 2*len(pols) {
-		t.Errorf("mean JCT sweep: %d rows, want %d", n, 2*len(pols))
+	pdf, err := os.ReadFile(base + ".pdf")
+	if err != nil || !bytes.HasPrefix(pdf, []byte("%PDF-")) {
+		t.Errorf("%s.pdf: %v, starts %q", f.Name, err, pdf[:min(8, len(pdf))])
 	}
-	// Tables, CSV and Markdown; the HTML and Markdown reports.
+	recs := readCSV(t, base+".csv")
+	if cols, ok := figureColumns[kindOf(f.Name)]; ok && !slices.Equal(recs[0], cols) {
+		t.Errorf("%s.csv columns %v, want %v", f.Name, recs[0], cols)
+	}
+	if len(recs) < 2 {
+		t.Errorf("%s.csv has no data rows", f.Name)
+	}
+}
+
+// checkTables: every table is there as CSV with rows and as Markdown; the
+// runs table has a row per run (2 points × 2 seeds per policy).
+func checkTables(t *testing.T, out string, pols []string) {
+	t.Helper()
 	for _, tb := range []string{"policies", "users", "runs", "points"} {
 		recs := readCSV(t, filepath.Join(out, "tables", tb+".csv"))
 		if len(recs) < 2 {
@@ -184,6 +203,12 @@ func TestReportFiles(t *testing.T) {
 	if n := len(readCSV(t, filepath.Join(out, "tables", "runs.csv"))) - 1; n != 2*2*len(pols) {
 		t.Errorf("runs.csv: %d rows, want %d", n, 2*2*len(pols))
 	}
+}
+
+// checkHTML: the HTML report inlines every figure, says what ran and with
+// what, and needs nothing from outside; the Markdown report is there.
+func checkHTML(t *testing.T, out string, r *Report, man *Manifest) {
+	t.Helper()
 	html, err := os.ReadFile(filepath.Join(out, "index.html"))
 	if err != nil {
 		t.Fatal(err)

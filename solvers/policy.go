@@ -8,8 +8,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"math/rand/v2"
-	"sort"
+	"slices"
 	"time"
 
 	"github.com/go-viper/mapstructure/v2"
@@ -151,12 +152,7 @@ func (r *Registry) Register(e Entry) error {
 
 // Names lists the registered policies, sorted.
 func (r *Registry) Names() []string {
-	out := make([]string, 0, len(r.entries))
-	for n := range r.entries {
-		out = append(out, n)
-	}
-	sort.Strings(out)
-	return out
+	return slices.Sorted(maps.Keys(r.entries))
 }
 
 // Lookup returns the entry for name.
