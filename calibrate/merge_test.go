@@ -17,6 +17,7 @@ import (
 // type the catalogue lacks merges once the type is declared — here by the
 // scenario that uses it — and the gpu_types block is written beside it.
 func TestMergeNewGPUTypeFile(t *testing.T) {
+	t.Parallel()
 	const file = "../scenarios/testdata/newgpu/b200.throughputs.json"
 	out := filepath.Join(t.TempDir(), "b200.json")
 	if _, err := Merge(out, []string{file}, MergeOptions{}); err == nil || !strings.Contains(err.Error(), "--gpu-types") {
@@ -66,6 +67,7 @@ func TestMergeNewGPUTypeFile(t *testing.T) {
 // and the merged record; merging the same record again into the output
 // (whose own record is read) adds nothing twice.
 func TestMergeRecords(t *testing.T) {
+	t.Parallel()
 	out := filepath.Join(t.TempDir(), "cal.json")
 	rep, err := Merge(out, []string{validRecord}, MergeOptions{Version: "test"})
 	if err != nil {
@@ -95,7 +97,8 @@ func TestMergeRecords(t *testing.T) {
 
 // TestWriteAllIsAllOrNothing: a file that cannot be written leaves no
 // other file and no temporary behind; Ctrl-C in the middle is held until
-// every file is in place.
+// every file is in place. It signals the whole process, so it does not run
+// in parallel with other tests.
 func TestWriteAllIsAllOrNothing(t *testing.T) {
 	dir := t.TempDir()
 	// b.json's folder is a file: its temporary cannot be written.

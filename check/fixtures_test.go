@@ -98,6 +98,7 @@ func fixtureSubject(t *testing.T, name string) *Subject {
 }
 
 func TestFixtures(t *testing.T) {
+	t.Parallel()
 	for _, f := range fixtures {
 		path := filepath.Join("testdata", f.file)
 		subj := fixtureSubject(t, f.policy)

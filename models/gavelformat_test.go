@@ -38,6 +38,7 @@ func readGavelString(t *testing.T, s string) (*Matrix, error) {
 // testdata/gavel_throughputs_small.json against values written out by hand
 // from that file.
 func TestReadGavelThroughputsFixture(t *testing.T) {
+	t.Parallel()
 	f, err := os.Open(filepath.Join("testdata", "gavel_throughputs_small.json"))
 	if err != nil {
 		t.Fatal(err)
@@ -107,6 +108,7 @@ func TestReadGavelThroughputsFixture(t *testing.T) {
 // TestReadGavelThroughputsErrors feeds one defect at a time and checks that
 // the error names the file, the key path and the reason.
 func TestReadGavelThroughputsErrors(t *testing.T) {
+	t.Parallel()
 	// wrap puts one job entry under k80.
 	wrap := func(entry string) string { return `{"k80": {"('A3C', 1)": ` + entry + `}}` }
 	cases := []struct {
@@ -193,6 +195,7 @@ type failingReader struct{}
 func (failingReader) Read([]byte) (int, error) { return 0, errors.New("disk on fire") }
 
 func TestReadGavelThroughputsReadError(t *testing.T) {
+	t.Parallel()
 	_, err := ReadGavelThroughputs(failingReader{}, "x.json")
 	if err == nil || !strings.Contains(err.Error(), "x.json") || !strings.Contains(err.Error(), "disk on fire") {
 		t.Fatalf("got %v", err)
@@ -202,6 +205,7 @@ func TestReadGavelThroughputsReadError(t *testing.T) {
 // TestReadGavelThroughputsGPUNames checks the case-insensitive mapping of GPU
 // keys to catalogue names, with and without the spread suffix.
 func TestReadGavelThroughputsGPUNames(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		key string
 		gpu string
@@ -229,6 +233,7 @@ func TestReadGavelThroughputsGPUNames(t *testing.T) {
 }
 
 func TestParseGavelJobKey(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		in    string
 		job   string
@@ -260,6 +265,7 @@ func TestParseGavelJobKey(t *testing.T) {
 // TestReadGavelThroughputsSharedFile is an optional validation against the
 // real Gavel file; it skips when the file is absent.
 func TestReadGavelThroughputsSharedFile(t *testing.T) {
+	t.Parallel()
 	f := openGavelShared(t)
 	m, err := ReadGavelThroughputs(f, "simulation_throughputs.json")
 	if err != nil {

@@ -16,6 +16,7 @@ import (
 // reports nothing has none, and a report of the wrong shape is an error
 // naming its record.
 func TestLoadTypesPolicyReports(t *testing.T) {
+	t.Parallel()
 	dir, pols := fixtureDir(t)
 	set, err := Load(dir)
 	if err != nil {

@@ -108,6 +108,7 @@ func kindOf(name string) string {
 // SVG parses, the PNG decodes at the expected size, the PDF has its
 // header, the CSV its columns and rows.
 func TestReportFiles(t *testing.T) {
+	t.Parallel()
 	out, r := writeFixtureReport(t, Options{})
 	_, pols := fixtureDir(t)
 	var man Manifest
@@ -232,6 +233,7 @@ func checkHTML(t *testing.T, out string, r *Report, man *Manifest) {
 // TestPolicyTableMatchesRuns checks the gota aggregation against the mean
 // and range computed directly from the runs (a differential test).
 func TestPolicyTableMatchesRuns(t *testing.T) {
+	t.Parallel()
 	dir, _ := fixtureDir(t)
 	set, err := Load(dir)
 	if err != nil {
@@ -270,6 +272,7 @@ func TestPolicyTableMatchesRuns(t *testing.T) {
 // TestSinglePoint: results without grid axes draw one figure per kind,
 // with no suffix, and the sweep figures per policy.
 func TestSinglePoint(t *testing.T) {
+	t.Parallel()
 	dir, _ := fixtureDir(t)
 	set, err := Load(dir)
 	if err != nil {
@@ -303,6 +306,7 @@ func TestSinglePoint(t *testing.T) {
 }
 
 func TestCalibrationAndMatrix(t *testing.T) {
+	t.Parallel()
 	cal, err := ReadCalibration("testdata/calibration.csv")
 	if err != nil {
 		t.Fatal(err)
@@ -370,6 +374,7 @@ func TestFormatValue(t *testing.T) {
 // TestReportIsDeterministic: the same results give byte-identical files,
 // the PDFs included (they record a fixed creation date).
 func TestReportIsDeterministic(t *testing.T) {
+	t.Parallel()
 	a, _ := writeFixtureReport(t, Options{})
 	b, _ := writeFixtureReport(t, Options{})
 	var files []string
@@ -396,6 +401,7 @@ func TestReportIsDeterministic(t *testing.T) {
 // TestCheckMatrixFiles reads the files `fairbench check --matrix` writes
 // (package check, Matrix: check-matrix.csv and check-matrix.json).
 func TestCheckMatrixFiles(t *testing.T) {
+	t.Parallel()
 	for _, f := range []string{"testdata/check-matrix.csv", "testdata/check-matrix.json"} {
 		m, err := ReadMatrix(f)
 		if err != nil {
@@ -420,6 +426,7 @@ func TestCheckMatrixFiles(t *testing.T) {
 // TestCalibrateRecord reads the record `fairbench calibrate` writes
 // (package calibrate, Record) by its JSON keys.
 func TestCalibrateRecord(t *testing.T) {
+	t.Parallel()
 	cal, err := ReadCalibration("testdata/calibrate-record.json")
 	if err != nil {
 		t.Fatal(err)

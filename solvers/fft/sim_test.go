@@ -36,6 +36,7 @@ func starvationJobs(rounds int) []models.Job {
 // 100 + t/100 − t²/800 drops to a small job's cost, near t ≈ 282 rounds:
 // bounded by the job's own fair duration (≈ √2·200), not by the stream.
 func TestNoStarvation(t *testing.T) {
+	t.Parallel()
 	servers := []models.Server{{Type: "V100", GPUs: 1}}
 	first := func(mu float64) float64 {
 		p := newFFT(t, false, map[string]any{"mu_scale": mu})
@@ -56,6 +57,7 @@ func TestNoStarvation(t *testing.T) {
 // The report stays bounded: ≤ 2·series_points round buckets covering every
 // round, ≤ 2·trajectory_points ρ samples per job, one entry per job.
 func TestReportBounded(t *testing.T) {
+	t.Parallel()
 	p := newFFT(t, false, map[string]any{"series_points": 8, "trajectory_points": 4})
 	_, r := policytest.Simulate(t, p, []models.Server{{Type: "V100", GPUs: 1}}, nil, starvationJobs(300)...)
 	rep := r.PolicyReport.(*fft.Report)
@@ -86,6 +88,7 @@ func TestReportBounded(t *testing.T) {
 // heterogeneous workload give identical results, report included, and a
 // second run on the first is refused.
 func TestSimDeterministic(t *testing.T) {
+	t.Parallel()
 	servers := []models.Server{{Type: "V100", GPUs: 4}, {Type: "P100", GPUs: 4}, {Type: "K80", GPUs: 4}}
 	var jobs []models.Job
 	types := []string{"resnet", "unit", "recsys", "k80"}
@@ -142,6 +145,7 @@ workload:
 // The test asks for at least 10% on the mean and 25% on the max, and that
 // no job falls back from epochs.
 func TestCompensationMattersByDefault(t *testing.T) {
+	t.Parallel()
 	g, err := scenarios.Parse([]byte(contended), "contended.yaml")
 	if err != nil {
 		t.Fatal(err)

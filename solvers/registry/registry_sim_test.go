@@ -80,6 +80,7 @@ func runFresh(t *testing.T, name string, cfg sim.Config) *sim.Result {
 // heterogeneous cluster to completion (the simulator checks each allocation
 // with models.Feasible), and gives the same result twice.
 func TestSimRandomWorkloads(t *testing.T) {
+	t.Parallel()
 	cfg := simFixture(t)
 	names := registry.Default().Names()
 	for seed := int64(1); seed <= 5; seed++ {
@@ -102,6 +103,7 @@ func TestSimRandomWorkloads(t *testing.T) {
 // decodes into that type through Registry.DecodeReport and encodes back to
 // the same bytes, so readers (package reports) get every field typed.
 func TestReportTypes(t *testing.T) {
+	t.Parallel()
 	reg := registry.Default()
 	cfg := simFixture(t)
 	cfg.Jobs = randomJobs(1, 25, cfg.Users)
@@ -222,6 +224,7 @@ func (p *turnTaker) Allocate(s *models.Snapshot) (models.Allocation, error) {
 // different workloads with their decisions interleaved one for one, each
 // gives exactly the result it gives alone.
 func TestInstancesAreIndependent(t *testing.T) {
+	t.Parallel()
 	reg := registry.Default()
 	base := simFixture(t)
 	w := [2]sim.Config{base, base}

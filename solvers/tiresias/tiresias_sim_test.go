@@ -31,6 +31,7 @@ import (
 //
 // Mean JCT (450 + 200 + 150) / 3 = 800/3; one preemption.
 func TestSimDemotion(t *testing.T) {
+	t.Parallel()
 	got, r := policytest.Simulate(t, newTiresias(t, map[string]any{"thresholds": []any{100}}), []models.Server{{Type: "V100", GPUs: 1}}, nil,
 		policytest.Job(1, 0, "unit", 1, 300).Job, policytest.Job(2, 50, "unit", 1, 100).Job, policytest.Job(3, 150, "unit", 1, 50).Job)
 	policytest.WantJCT(t, got, map[models.JobID]float64{1: 450, 2: 200, 3: 150})
@@ -53,6 +54,7 @@ func TestSimDemotion(t *testing.T) {
 // By wall time J1 (60 s < 100) would have stayed ahead and J2 would end at 300
 // (JCT 240).
 func TestSimGPUTime(t *testing.T) {
+	t.Parallel()
 	got, _ := policytest.Simulate(t, newTiresias(t, map[string]any{"thresholds": []any{100}}), []models.Server{{Type: "V100", GPUs: 2}}, nil,
 		policytest.Job(1, 0, "unit", 2, 200).Job, policytest.Job(2, 60, "unit", 1, 100).Job)
 	policytest.WantJCT(t, got, map[models.JobID]float64{1: 300, 2: 100})
@@ -61,6 +63,7 @@ func TestSimGPUTime(t *testing.T) {
 // An instance serves one run (solvers.Policy): two instances give the same
 // results, and a second run on the first is refused at its first decision.
 func TestSimOneInstancePerRun(t *testing.T) {
+	t.Parallel()
 	opts := map[string]any{"thresholds": []any{100}}
 	p := newTiresias(t, opts)
 	servers := []models.Server{{Type: "V100", GPUs: 1}}
@@ -84,6 +87,7 @@ func TestSimOneInstancePerRun(t *testing.T) {
 // run 60 s < 100 at t=60 and stays in Q0 ahead of J2; J1 ends at 200 (JCT
 // 200), J2 runs 200–300 (JCT 240).
 func TestSimServiceTime(t *testing.T) {
+	t.Parallel()
 	got, _ := policytest.Simulate(t, newTiresias(t, map[string]any{"thresholds": []any{100}, "service": "time"}), []models.Server{{Type: "V100", GPUs: 2}}, nil,
 		policytest.Job(1, 0, "unit", 2, 200).Job, policytest.Job(2, 60, "unit", 1, 100).Job)
 	policytest.WantJCT(t, got, map[models.JobID]float64{1: 200, 2: 240})
@@ -94,6 +98,7 @@ func TestSimServiceTime(t *testing.T) {
 // the round at 360, when J2 starts (JCT 450 − 10 = 440); with event
 // decisions J2 starts at 100 (JCT 190).
 func TestSimRoundsOnly(t *testing.T) {
+	t.Parallel()
 	jobs := []models.Job{policytest.Job(1, 0, "unit", 1, 100).Job, policytest.Job(2, 10, "unit", 1, 100).Job}
 	servers := []models.Server{{Type: "V100", GPUs: 1}}
 	got, _ := policytest.Simulate(t, newTiresias(t, map[string]any{"rounds_only": true}), servers, nil, jobs...)
