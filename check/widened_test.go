@@ -11,7 +11,7 @@ import (
 	"fairbench/solvers/lp"
 )
 
-// Planted bugs in the classes of the widened instance space (issue 16:
+// Planted bugs in the classes of the widened instance space (docs/checker.md:
 // non-integer weights, users with several jobs, users with no active job,
 // servers with count > 1, jobs sharing a job type, history at round > 0, and
 // a lie that needs a ×50 exaggeration). Each mutant breaks fairPartition,

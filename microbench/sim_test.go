@@ -45,7 +45,7 @@ func policy(b *testing.B, name string) solvers.Policy {
 	return p
 }
 
-// BenchmarkSimulate10kFIFO: the foundation issue's speed goal — 10,000
+// BenchmarkSimulate10kFIFO: the simulator's speed goal — 10,000
 // Philly-like jobs on 108 GPUs under fifo in under 2 s on one core and under
 // 500 MB. It reports the heap in use at the end of a run (peak-heap-MB).
 func BenchmarkSimulate10kFIFO(b *testing.B) {

@@ -76,7 +76,7 @@ func runFresh(t *testing.T, name string, cfg sim.Config) *sim.Result {
 	return r
 }
 
-// Every baseline policy of this issue runs random small workloads on a
+// Every registered policy runs random small workloads on a
 // heterogeneous cluster to completion (the simulator checks each allocation
 // with models.Feasible), and gives the same result twice.
 func TestSimRandomWorkloads(t *testing.T) {

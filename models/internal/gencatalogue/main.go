@@ -6,10 +6,11 @@
 // pairs) as Go source, gofmt'ed, with the citation. It does not import the
 // models package, so it runs even when catalogue_gavel.go is missing or
 // broken; the models tests check that the built-in figures equal what
-// models.ReadGavelThroughputs reads from the same file. Run it through go
-// generate in models/:
+// models.ReadGavelThroughputs reads from the same file. Run it
+// through go generate, with GAVEL_THROUGHPUTS naming a copy of Gavel's file
+// (fairbench does not ship it; github.com/stanford-futuredata/gavel):
 //
-//	go generate ./models/
+//	GAVEL_THROUGHPUTS=/path/to/simulation_throughputs.json go generate ./models/
 package main
 
 import (

@@ -25,9 +25,10 @@
 // It does not import the models package, so it runs even when the generated
 // file is missing or broken; the models tests check the built-in pairs
 // against what models.ReadGavelThroughputs reads from the same file. Run it
-// through go generate in models/:
+// through go generate, with GAVEL_THROUGHPUTS naming a copy of Gavel's file
+// (fairbench does not ship it; github.com/stanford-futuredata/gavel):
 //
-//	go generate ./models/
+//	GAVEL_THROUGHPUTS=/path/to/simulation_throughputs.json go generate ./models/
 package main
 
 import (
