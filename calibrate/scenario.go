@@ -3,7 +3,9 @@ package calibrate
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -86,7 +88,7 @@ func ScenarioFor(rep *MergeReport, path string, inputs []string) ([]byte, error)
 		fmt.Fprintf(&b, "calibration: %s\n", quote(rel(rep.RecordPath)))
 	}
 	b.WriteString("user_count: 4\nworkload:\n  generator: philly\n  jobs: 40\n  job_types:\n")
-	for _, j := range sortedKeysOf(jobs) {
+	for _, j := range slices.Sorted(maps.Keys(jobs)) {
 		fmt.Fprintf(&b, "    - %s\n", quote(j))
 	}
 	b.WriteString("  gangs:\n")

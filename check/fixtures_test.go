@@ -109,6 +109,7 @@ func fixtureSubject(t *testing.T, name string, options map[string]any) *Subject 
 }
 
 func TestFixtures(t *testing.T) {
+	t.Parallel()
 	for _, f := range fixtures {
 		path := filepath.Join("testdata", f.file)
 		subj := fixtureSubject(t, f.policy, f.options)

@@ -3,7 +3,9 @@ package models
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 	"strings"
 	"time"
 )
@@ -271,7 +273,7 @@ func (ij *InstanceJob) validate(c *Cluster, users map[string]int) error {
 		name string
 		figs map[string]float64
 	}{{"throughputs", ij.Throughputs}, {"spread_throughputs", ij.Spread}, {"received_s", ij.Received}} {
-		for _, g := range sortedTypeNames(set.figs) {
+		for _, g := range slices.Sorted(maps.Keys(set.figs)) {
 			if _, ok := c.Type(g); !ok {
 				return fmt.Errorf("%s.%s: not a GPU type of the instance (%s)", set.name, g, typeList(c))
 			}
@@ -341,7 +343,7 @@ func (ij InstanceJob) state(m *Matrix) (JobState, error) {
 		figs  map[string]float64
 		place Placement
 	}{{ij.Throughputs, Consolidated}, {ij.Spread, Spread}} {
-		for _, g := range sortedTypeNames(set.figs) {
+		for _, g := range slices.Sorted(maps.Keys(set.figs)) {
 			k := Key{Job: typ, GPU: g, Gang: j.Gang, Placement: set.place}
 			if old, ok := m.Lookup(k); ok && old.Value != set.figs[g] {
 				return JobState{}, fmt.Errorf("job %d: throughputs.%s: %v disagrees with %v given for another %s job", j.ID, g, set.figs[g], old.Value, typ)
@@ -356,7 +358,7 @@ func (ij InstanceJob) state(m *Matrix) (JobState, error) {
 	if ij.FirstRun != nil && *ij.FirstRun >= 0 {
 		js.FirstRun = Seconds(*ij.FirstRun)
 	}
-	for _, g := range sortedTypeNames(ij.Received) {
+	for _, g := range slices.Sorted(maps.Keys(ij.Received)) {
 		js.Received[g] = Seconds(ij.Received[g])
 	}
 	return js, nil
@@ -407,7 +409,7 @@ func InstanceOf(s *Snapshot) *Instance {
 		}
 		in.Jobs = append(in.Jobs, ij)
 	}
-	for _, name := range sortedTypeNames(s.JobTypes) {
+	for _, name := range slices.Sorted(maps.Keys(s.JobTypes)) {
 		in.JobTypes = append(in.JobTypes, s.JobTypes[name])
 	}
 	return in

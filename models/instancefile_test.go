@@ -8,6 +8,7 @@ import (
 // TestDecodeInstanceRefuses: each case breaks one rule of an instance
 // file; the error names the line or the field.
 func TestDecodeInstanceRefuses(t *testing.T) {
+	t.Parallel()
 	const ok = `{"servers":[{"type":"V100","count":1,"gpus_per_server":2}],"users":[{"name":"a","weight":1}],"jobs":[%s]}`
 	job := func(extra string) string {
 		return strings.Replace(ok, "%s", `{"id":1,"user":"a","gang":1,"steps":10,"throughputs":{"V100":1}`+extra+`}`, 1)

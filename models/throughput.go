@@ -2,6 +2,8 @@ package models
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 )
 
@@ -136,7 +138,7 @@ func (m *Matrix) JobTypes() []string {
 	for k := range m.iso {
 		seen[k.Job] = true
 	}
-	return sortedKeys(seen)
+	return slices.Sorted(maps.Keys(seen))
 }
 
 // GPUTypes lists the GPU type names that have at least one figure, sorted.
@@ -145,7 +147,7 @@ func (m *Matrix) GPUTypes() []string {
 	for k := range m.iso {
 		seen[k.GPU] = true
 	}
-	return sortedKeys(seen)
+	return slices.Sorted(maps.Keys(seen))
 }
 
 // Merge copies every figure of o into m; o's figures win on conflicts.
@@ -172,13 +174,4 @@ func keyLess(a, b Key) bool {
 		return a.Gang < b.Gang
 	}
 	return a.Placement < b.Placement
-}
-
-func sortedKeys(m map[string]bool) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }

@@ -8,6 +8,7 @@ import (
 )
 
 func TestValidateRefusesBadInput(t *testing.T) {
+	t.Parallel()
 	v100 := GPUType{Name: "V100", MemoryGB: 16, Rank: 3}
 	cases := []struct {
 		name string
@@ -64,6 +65,7 @@ func manyServers(n, gpus int) []Server {
 // TestSecondsSaturates: the conversion never wraps around (1e10 s is past
 // time.Duration's 292 years).
 func TestSecondsSaturates(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		in   float64
 		want time.Duration
@@ -83,6 +85,7 @@ func TestSecondsSaturates(t *testing.T) {
 }
 
 func TestClusterIndexing(t *testing.T) {
+	t.Parallel()
 	c, err := NewCluster(
 		[]GPUType{{Name: "K80", MemoryGB: 12, Rank: 1}, {Name: "V100", MemoryGB: 16, Rank: 3}, {Name: "T4", MemoryGB: 16, Rank: 4}},
 		[]Server{{Type: "K80", GPUs: 4}, {Type: "V100", GPUs: 2}, {Type: "V100", GPUs: 8}})
@@ -103,6 +106,7 @@ func TestClusterIndexing(t *testing.T) {
 }
 
 func TestWaterFill(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name             string
 		cap              float64
@@ -133,6 +137,7 @@ func TestWaterFill(t *testing.T) {
 }
 
 func TestEqualShareThroughput(t *testing.T) {
+	t.Parallel()
 	c, _ := NewCluster([]GPUType{{Name: "V100", MemoryGB: 16, Rank: 3}, {Name: "K80", MemoryGB: 12, Rank: 1}},
 		[]Server{{Type: "V100", GPUs: 4}, {Type: "K80", GPUs: 8}})
 	m := NewMatrix()
@@ -155,6 +160,7 @@ func TestEqualShareThroughput(t *testing.T) {
 }
 
 func TestJain(t *testing.T) {
+	t.Parallel()
 	// (1+1+1+1)² / (4·4) = 1; (4)² / (4·16) = 1/4; (1+3)² / (2·10) = 0.8.
 	for _, c := range []struct {
 		xs   []float64

@@ -51,6 +51,7 @@ func shardReference(costs []float64, ids []string, n int) []int {
 // happen) and shard counts up to twice the runs, Shard puts every run where
 // the quadratic greedy loop does.
 func TestShardMatchesTheGreedyReference(t *testing.T) {
+	t.Parallel()
 	r := rand.New(rand.NewPCG(1, 2))
 	for trial := 0; trial < 200; trial++ {
 		m := 1 + r.IntN(30)
@@ -82,6 +83,7 @@ func TestShardMatchesTheGreedyReference(t *testing.T) {
 // TestHugeShardCountIsRefusedOrCheap: N beyond MaxShards is refused; N up
 // to it costs O(runs log N), not O(runs · N).
 func TestHugeShardCountIsRefusedOrCheap(t *testing.T) {
+	t.Parallel()
 	if _, _, err := ParseShard("0/100000000000"); err == nil || !strings.Contains(err.Error(), "at most 100000") {
 		t.Errorf("got %v, want N refused", err)
 	}
@@ -146,6 +148,7 @@ func twoCopies(t *testing.T) (a, b, id string) {
 // between two folders is refused in either argument order, naming both
 // files; an event log only one copy has is kept in either order.
 func TestMergeComparesEveryFile(t *testing.T) {
+	t.Parallel()
 	for _, ext := range []string{".jobs.csv", ".events.jsonl"} {
 		a, b, id := twoCopies(t)
 		p := filepath.Join(b, id+ext)
@@ -189,6 +192,7 @@ func TestMergeComparesEveryFile(t *testing.T) {
 // TestUnencodableRunLeavesNothing: a result the record cannot encode (a
 // NaN metric) fails the write before any file of the run exists.
 func TestUnencodableRunLeavesNothing(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	out := &Outcome{Record: &Record{ID: "abc", Result: &sim.Result{Summary: sim.Summary{MeanRho: math.NaN()}}}}
 	if err := Write(dir, out); err == nil {
@@ -202,6 +206,7 @@ func TestUnencodableRunLeavesNothing(t *testing.T) {
 // TestGridStopsWhenCancelled: a cancelled grid starts nothing, writes no
 // run and says why.
 func TestGridStopsWhenCancelled(t *testing.T) {
+	t.Parallel()
 	runs := sweep(t)[:4]
 	dir := t.TempDir()
 	stop := errors.New("interrupted by test")

@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -106,19 +108,14 @@ func Merge(dst string, srcs []string) (*MergeReport, error) {
 		atomicfile.Discard(tmp)
 		return nil, fmt.Errorf("merge: %w", err)
 	}
-	ids := make([]string, 0, len(runs))
-	for id := range runs {
-		ids = append(ids, id)
-	}
-	sort.Strings(ids)
-	for _, id := range ids {
+	for _, id := range slices.Sorted(maps.Keys(runs)) {
 		for ext, f := range runs[id].files {
 			if err := copyFile(f.path, filepath.Join(tmp, id+ext)); err != nil {
 				return fail(err)
 			}
 		}
 	}
-	for _, name := range sortedNames(manifests) {
+	for _, name := range slices.Sorted(maps.Keys(manifests)) {
 		if err := os.WriteFile(filepath.Join(tmp, name), manifests[name], 0o644); err != nil {
 			return fail(err)
 		}
@@ -239,13 +236,4 @@ func sameEntries(a, b []ManifestEntry) bool {
 		}
 	}
 	return true
-}
-
-func sortedNames(m map[string][]byte) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }

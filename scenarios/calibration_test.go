@@ -41,6 +41,7 @@ workload: {generator: philly, jobs: 10, job_types: ["ResNet-18 CPU (batch size 4
 // TestCalibrationKey: the record's memory reaches the job types and its
 // pairs the matrix, each keeping its measured slowdown.
 func TestCalibrationKey(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	rec := mergedCalibration(t, dir)
 	path := filepath.Join(dir, "s.yaml")
@@ -77,6 +78,7 @@ func TestCalibrationKey(t *testing.T) {
 }
 
 func TestCalibrationKeyErrors(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	mergedCalibration(t, dir)
 	cases := []struct{ old, new, want string }{

@@ -7,10 +7,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"path/filepath"
 	"reflect"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -248,7 +250,7 @@ func (g *Grid) checkTemplate() error {
 		}
 	}
 	if opts, ok := g.tmpl["policy_options"].(map[string]any); ok {
-		for _, name := range sortedKeys(opts) {
+		for _, name := range slices.Sorted(maps.Keys(opts)) {
 			path := field("policy_options", name, true)
 			if err := checkOpaque(opts[name], path); err != nil {
 				return g.locate(err)
@@ -317,7 +319,7 @@ func checkOpaque(v any, path string) *fieldError {
 			return errf(path, "must be a finite number, got %v", x)
 		}
 	case map[string]any:
-		for _, k := range sortedKeys(x) {
+		for _, k := range slices.Sorted(maps.Keys(x)) {
 			if err := checkOpaque(x[k], field(path, k, true)); err != nil {
 				return err
 			}
@@ -753,15 +755,6 @@ func readThroughputs(data []byte, path string, cat models.Catalog) (*models.Matr
 		}
 	}
 	return m, nil
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }
 
 func contains(list []string, s string) bool {

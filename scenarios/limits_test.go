@@ -11,6 +11,7 @@ import (
 // (docs/limits.md) or an input the format allows but fairbench refuses,
 // with the message naming the file, line and key.
 func TestLimits(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name  string
 		yaml  string
@@ -52,6 +53,7 @@ func TestLimits(t *testing.T) {
 // TestAliasBudget: a document that expands through aliases to more than
 // MaxYAMLValues values is refused before it is expanded.
 func TestAliasBudget(t *testing.T) {
+	t.Parallel()
 	var b strings.Builder
 	b.WriteString(okCluster + "workload:\n  job_types: [&a [")
 	b.WriteString(strings.Repeat("A3C, ", 999) + "A3C]")
@@ -64,6 +66,7 @@ func TestAliasBudget(t *testing.T) {
 // of catalogue job types and of those declared under job_types; any other
 // name (a typo) is refused, naming the file and the job type.
 func TestThroughputsJobTypesMustBeKnown(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	file := filepath.Join(dir, "t.json")
 	if err := os.WriteFile(file, []byte(`{"v100": {"('A3C', 1)": {"null": 2}, "('Fresh', 1)": {"null": 3}}}`), 0o644); err != nil {

@@ -20,6 +20,7 @@ func readFile(t *testing.T, path, format string) *Trace {
 }
 
 func TestReadGavelTrace7(t *testing.T) {
+	t.Parallel()
 	tr := readFile(t, "testdata/gavel7.trace", FormatGavel)
 	want := []TraceJob{
 		{Line: 1, Arrival: 0, Type: resnet, Gang: 4, Steps: 12000},
@@ -33,6 +34,7 @@ func TestReadGavelTrace7(t *testing.T) {
 }
 
 func TestReadGavelTrace10(t *testing.T) {
+	t.Parallel()
 	tr := readFile(t, "testdata/gavel10.trace", FormatGavel)
 	want := []TraceJob{
 		{Line: 1, Arrival: 100 * time.Second, Type: resnet, Gang: 8, Steps: 3000, Priority: 2},
@@ -44,6 +46,7 @@ func TestReadGavelTrace10(t *testing.T) {
 }
 
 func TestReadCSVTrace(t *testing.T) {
+	t.Parallel()
 	tr := readFile(t, "testdata/jobs.csv", FormatCSV)
 	want := []TraceJob{
 		{Line: 3, Arrival: 0, User: "alice", Type: resnet, Gang: 2, Steps: 1000},
@@ -65,6 +68,7 @@ func TestReadCSVTrace(t *testing.T) {
 }
 
 func TestBadTraces(t *testing.T) {
+	t.Parallel()
 	row7 := func(cols ...string) string { return strings.Join(cols, "\t") + "\n" }
 	good7 := row7("A3C", "cmd", "-n", "0", "500", "10", "1")
 	cases := []struct {
@@ -127,6 +131,7 @@ func TestBadTraces(t *testing.T) {
 
 // TestBuildTraces: the jobs a trace scenario builds, sorted by arrival.
 func TestBuildTraces(t *testing.T) {
+	t.Parallel()
 	g := load(t, "testdata/traces.yaml")
 	w7 := build(t, g.Runs[0])
 	want := []models.Job{
@@ -163,6 +168,7 @@ func TestBuildTraces(t *testing.T) {
 // TestBuildCSVDurations: duration_seconds becomes steps at the reference
 // throughput; jobs: keeps the first n by arrival.
 func TestBuildCSVDurations(t *testing.T) {
+	t.Parallel()
 	scenario := `cluster:
   servers:
     - {type: V100, count: 1, gpus_per_server: 8}
@@ -184,6 +190,7 @@ workload: {generator: trace, trace: testdata/durations.csv, jobs: 2}
 // TestLoadRefusesTraceJobs: a trace job the cluster cannot take is
 // refused when the scenario loads (before any run starts), naming its line.
 func TestLoadRefusesTraceJobs(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name, csv, scenarioExtra string
 		wants                    []string

@@ -2,7 +2,9 @@ package scenarios
 
 import (
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 	"strings"
 
 	"fairbench/models"
@@ -35,7 +37,7 @@ func newFigures(cat models.Catalog, fileMatrix *models.Matrix) *figures {
 			f.jobTypes[name] = models.JobType{Name: name}
 		}
 	}
-	f.known = sortedKeys(f.jobTypes)
+	f.known = slices.Sorted(maps.Keys(f.jobTypes))
 	for _, t := range cat.GPUTypes {
 		f.gpuNames = append(f.gpuNames, t.Name)
 	}
@@ -207,7 +209,7 @@ func (s *Spec) validatePreemption(e *env) *fieldError {
 			}
 		}
 	}
-	for _, name := range sortedKeys(s.Preemption.Seconds) {
+	for _, name := range slices.Sorted(maps.Keys(s.Preemption.Seconds)) {
 		p := field("preemption.seconds", name, true)
 		if _, ok := e.jobTypes[name]; !ok {
 			return errf(p, "unknown job type %q (known: %s)", name, knownList(e.known))

@@ -16,6 +16,7 @@ const okCluster = `cluster:
 `
 
 func TestBadInput(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name  string
 		yaml  string
@@ -143,6 +144,7 @@ func TestBadInput(t *testing.T) {
 // TestBadFiles loads each testdata/bad file and checks its error against
 // the file's "# want:" line.
 func TestBadFiles(t *testing.T) {
+	t.Parallel()
 	files, err := filepath.Glob("testdata/bad/*.yaml")
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no fixtures: %v", err)

@@ -17,7 +17,7 @@ import (
 )
 
 // stopBound is how long a command may take to stop after SIGINT or SIGTERM
-// (issue 14: "stops any command within 2 s").
+// (docs/limits.md: Ctrl-C and SIGTERM "stop any command within 2 s").
 const stopBound = 2 * time.Second
 
 // longGrid is a grid that runs for minutes: enough that a signal always

@@ -11,6 +11,7 @@ import (
 )
 
 func TestReadFileLimits(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	small := filepath.Join(dir, "small")
 	if err := os.WriteFile(small, []byte("12345"), 0o644); err != nil {
@@ -43,6 +44,7 @@ func TestReadFileLimits(t *testing.T) {
 }
 
 func TestLimitAndLines(t *testing.T) {
+	t.Parallel()
 	// Limit: 10 bytes pass, the 11th fails with the file and the limit.
 	b, err := io.ReadAll(Limit(strings.NewReader("0123456789"), "f", 10))
 	if err != nil || string(b) != "0123456789" {
@@ -79,6 +81,7 @@ func (endless) Read(p []byte) (int, error) {
 }
 
 func TestSize(t *testing.T) {
+	t.Parallel()
 	for n, want := range map[int64]string{16 << 20: "16 MiB", 1 << 30: "1 GiB", 1 << 10: "1 KiB", 1000: "1000 bytes"} {
 		if got := Size(n); got != want {
 			t.Errorf("Size(%d) = %q, want %q", n, got, want)

@@ -16,6 +16,10 @@ import (
 
 // Default returns a registry holding every built-in policy. A duplicate name
 // is a programming error and panics.
+//
+// A policy that reports (solvers.Reporter) names its report type here,
+// Report: solvers.ReportAs[pkg.Report], or in the Entries its package
+// returns (the Gavel family's); TestReportTypes fails for one that does not.
 func Default() *solvers.Registry {
 	r := &solvers.Registry{}
 	claims := Claims()
@@ -28,14 +32,14 @@ func Default() *solvers.Registry {
 		{Name: tiresias.PerTypeName, Summary: tiresias.PerTypeSummary, New: tiresias.NewPerType},
 		{Name: isolated.Name, Summary: isolated.Summary, New: isolated.New},
 		{Name: isolated.GavelName, Summary: isolated.GavelSummary, New: isolated.NewGavel},
-		{Name: gandivafair.Name, Summary: gandivafair.Summary, New: gandivafair.New},
-		{Name: gandivafair.NoTradeName, Summary: gandivafair.NoTradeSummary, New: gandivafair.NewNoTrade},
-		{Name: sjfbsbf.Name, Summary: sjfbsbf.Summary, New: sjfbsbf.New},
-		{Name: sjfbsbf.ConsolidatedName, Summary: sjfbsbf.ConsolidatedSummary, New: sjfbsbf.NewConsolidated},
-		{Name: sjfbsbf.FFSName, Summary: sjfbsbf.FFSSummary, New: sjfbsbf.NewFFS},
-		{Name: sjfbsbf.FFSConsolidatedName, Summary: sjfbsbf.FFSConsolidatedSummary, New: sjfbsbf.NewFFSConsolidated},
-		{Name: fft.Name, Summary: fft.Summary, New: fft.New},
-		{Name: fft.ExactName, Summary: fft.ExactSummary, New: fft.NewExact},
+		{Name: gandivafair.Name, Summary: gandivafair.Summary, New: gandivafair.New, Report: solvers.ReportAs[gandivafair.Report]},
+		{Name: gandivafair.NoTradeName, Summary: gandivafair.NoTradeSummary, New: gandivafair.NewNoTrade, Report: solvers.ReportAs[gandivafair.Report]},
+		{Name: sjfbsbf.Name, Summary: sjfbsbf.Summary, New: sjfbsbf.New, Report: solvers.ReportAs[sjfbsbf.Report]},
+		{Name: sjfbsbf.ConsolidatedName, Summary: sjfbsbf.ConsolidatedSummary, New: sjfbsbf.NewConsolidated, Report: solvers.ReportAs[sjfbsbf.Report]},
+		{Name: sjfbsbf.FFSName, Summary: sjfbsbf.FFSSummary, New: sjfbsbf.NewFFS, Report: solvers.ReportAs[sjfbsbf.Report]},
+		{Name: sjfbsbf.FFSConsolidatedName, Summary: sjfbsbf.FFSConsolidatedSummary, New: sjfbsbf.NewFFSConsolidated, Report: solvers.ReportAs[sjfbsbf.Report]},
+		{Name: fft.Name, Summary: fft.Summary, New: fft.New, Report: solvers.ReportAs[fft.Report]},
+		{Name: fft.ExactName, Summary: fft.ExactSummary, New: fft.NewExact, Report: solvers.ReportAs[fft.Report]},
 	}, gavel.Entries()...) { // the Gavel LP family: gavel-las, gavel-las-agnostic, gavel-ftf, ...
 		if len(e.Claims) > 0 {
 			panic("registry: " + e.Name + " declares its claims in its own package; declare them in claims.go")
