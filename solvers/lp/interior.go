@@ -413,6 +413,8 @@ type ipmKKT struct {
 	fact   normalFactor
 	n      int
 	d2     []float64
+	// normalSolve's work space: G·x, Gᵀ·(…) and the residual.
+	gx, hx, r []float64
 }
 
 // factor forms and factors GᵀΩD⁻²G for the scaling d2.
@@ -462,13 +464,16 @@ func (k *ipmKKT) normalSolve(q *ipmProblem, rhs []float64) []float64 {
 	}
 	x = append([]float64(nil), x...)
 	last := math.Inf(1)
+	if len(k.gx) != len(q.rows) || len(k.r) != k.n {
+		k.gx, k.hx, k.r = make([]float64, len(q.rows)), make([]float64, k.n), make([]float64, k.n)
+	}
 	for range 8 {
-		gx := q.g(x)
+		gx := q.gInto(k.gx, x)
 		for i := range gx {
 			gx[i] /= k.d2[i]
 		}
-		hx := q.gtOmega(gx)
-		r := make([]float64, k.n)
+		hx := q.gtOmegaInto(k.hx, gx)
+		r := k.r
 		norm := 0.0
 		for j := range r {
 			r[j] = rhs[j] - hx[j]
@@ -651,9 +656,12 @@ func stepLength(lam, ds, dz []float64, tau, dtau, kap, dkap float64) float64 {
 }
 
 // g is G·x.
-func (q *ipmProblem) g(x []float64) []float64 {
-	out := make([]float64, len(q.rows))
+func (q *ipmProblem) g(x []float64) []float64 { return q.gInto(make([]float64, len(q.rows)), x) }
+
+// gInto writes G·x into out (one entry per row) and returns it.
+func (q *ipmProblem) gInto(out, x []float64) []float64 {
 	for i, r := range q.rows {
+		out[i] = 0
 		for _, t := range r {
 			out[i] += t.Coef * x[t.Var]
 		}
@@ -663,7 +671,13 @@ func (q *ipmProblem) g(x []float64) []float64 {
 
 // gtOmega is GᵀΩ·y.
 func (q *ipmProblem) gtOmega(y []float64) []float64 {
-	out := make([]float64, len(q.c))
+	return q.gtOmegaInto(make([]float64, len(q.c)), y)
+}
+
+// gtOmegaInto writes GᵀΩ·y into out (one entry per variable) and returns
+// it.
+func (q *ipmProblem) gtOmegaInto(out, y []float64) []float64 {
+	clear(out)
 	for i, r := range q.rows {
 		f := q.w[i] * y[i]
 		for _, t := range r {
