@@ -13,7 +13,7 @@ import (
 
 // philly builds the default cluster (36 V100 + 36 P100 + 36 K80 on 4-GPU
 // servers, 8 users) with n Philly-like jobs arriving at rate jobs/hour.
-func philly(b *testing.B, n int, rate float64) sim.Config {
+func philly(b testing.TB, n int, rate float64) sim.Config {
 	b.Helper()
 	yaml := fmt.Sprintf(`
 cluster:
@@ -37,7 +37,7 @@ workload: {generator: philly, jobs: %d, arrival_rate_per_hour: %g}
 		Round: w.Round, Costs: sim.Costs{PerType: w.Restore, BandwidthGBps: w.BandwidthGBPerSecond}}
 }
 
-func policy(b *testing.B, name string) solvers.Policy {
+func policy(b testing.TB, name string) solvers.Policy {
 	p, err := registry.Default().New(name, solvers.Config{})
 	if err != nil {
 		b.Fatal(err)

@@ -86,8 +86,7 @@ func newArrowLayout(q *ipmProblem) *arrowLayout {
 	for j := range parent {
 		parent[j] = j
 	}
-	var find func(int) int
-	find = func(j int) int {
+	find := func(j int) int {
 		for parent[j] != j {
 			parent[j] = parent[parent[j]]
 			j = parent[j]
