@@ -410,6 +410,7 @@ func (q *ipmProblem) finish(s Status, st ipmState, e []float64) (Status, []float
 type ipmKKT struct {
 	state  ipmState
 	layout *arrowLayout // nil: dense
+	arrow  *arrowFactor // the last arrow factorisation (its memory is reused)
 	fact   normalFactor
 	n      int
 	d2     []float64
@@ -422,7 +423,8 @@ func (k *ipmKKT) factor(q *ipmProblem, d2 []float64) error {
 	k.n, k.d2 = len(q.c), d2
 	var err error
 	if k.layout != nil {
-		if k.fact, err = factorArrow(q, k.layout, d2); err == nil {
+		if k.arrow, err = factorArrow(q, k.layout, d2, k.arrow); err == nil {
+			k.fact = k.arrow
 			return nil
 		}
 	}

@@ -186,6 +186,10 @@ type arrowFactor struct {
 	e      [][]float64 // E_b, row-major: len(block)×len(border)
 	binvE  [][]float64 // B_b⁻¹·E_b, same shape
 	schur  chol        // F − EᵀB⁻¹E
+	// Work space kept from one factorisation to the next: the blocks and
+	// the border before factoring.
+	bs     []*mat.SymDense
+	border *mat.SymDense
 	u      [][]float64 // columns of U
 	hinvU  [][]float64 // arrow⁻¹·U
 	smw    chol        // I + Uᵀ·arrow⁻¹·U
@@ -195,9 +199,12 @@ type arrowFactor struct {
 	y     []float64 // solve's answer
 }
 
-// factorArrow forms and factors N by the layout l.
-func factorArrow(q *ipmProblem, l *arrowLayout, d2 []float64) (normalFactor, error) {
-	f := &arrowFactor{l: l, n: len(q.c)}
+// factorArrow forms and factors N by the layout l, in the memory of f (a
+// factor of an earlier scaling by the same layout, or nil).
+func factorArrow(q *ipmProblem, l *arrowLayout, d2 []float64, f *arrowFactor) (*arrowFactor, error) {
+	if f == nil || f.l != l {
+		f = &arrowFactor{l: l, n: len(q.c)}
+	}
 	bs, border := f.accumulate(q, d2)
 	if err := f.factorBlocks(bs, border); err != nil {
 		return nil, err
@@ -212,13 +219,22 @@ func factorArrow(q *ipmProblem, l *arrowLayout, d2 []float64) (normalFactor, err
 // (into f.e) and F (the returned border matrix).
 func (f *arrowFactor) accumulate(q *ipmProblem, d2 []float64) ([]*mat.SymDense, *mat.SymDense) {
 	l, nb := f.l, len(f.l.border)
-	bs := make([]*mat.SymDense, len(l.blocks))
-	f.e = make([][]float64, len(l.blocks))
-	for b, vars := range l.blocks {
-		bs[b] = mat.NewSymDense(len(vars), nil)
-		f.e[b] = make([]float64, len(vars)*nb)
+	if f.bs == nil {
+		f.bs = make([]*mat.SymDense, len(l.blocks))
+		f.e = make([][]float64, len(l.blocks))
+		for b, vars := range l.blocks {
+			f.bs[b] = mat.NewSymDense(len(vars), nil)
+			f.e[b] = make([]float64, len(vars)*nb)
+		}
+		f.border = mat.NewSymDense(max(nb, 1), nil)
+	} else {
+		for b := range l.blocks {
+			clear(f.bs[b].RawSymmetric().Data)
+			clear(f.e[b])
+		}
+		clear(f.border.RawSymmetric().Data)
 	}
-	border := mat.NewSymDense(max(nb, 1), nil)
+	bs, border := f.bs, f.border
 	for _, i := range l.local {
 		w := q.w[i] / d2[i]
 		r := q.rows[i]
@@ -247,8 +263,10 @@ func (f *arrowFactor) accumulate(q *ipmProblem, d2 []float64) ([]*mat.SymDense, 
 // border's Schur complement F − Σ_b E_bᵀ·B_b⁻¹·E_b.
 func (f *arrowFactor) factorBlocks(bs []*mat.SymDense, border *mat.SymDense) error {
 	l, nb := f.l, len(f.l.border)
-	f.blocks = make([]chol, len(l.blocks))
-	f.binvE = make([][]float64, len(l.blocks))
+	if f.blocks == nil {
+		f.blocks = make([]chol, len(l.blocks))
+		f.binvE = make([][]float64, len(l.blocks))
+	}
 	for b, vars := range l.blocks {
 		if err := f.factorBlock(b, bs[b]); err != nil {
 			return err
@@ -280,7 +298,9 @@ func (f *arrowFactor) factorBlock(b int, m *mat.SymDense) error {
 	if ok := f.blocks[b].factorize(m); !ok {
 		return errors.New("normal equations: a block is not positive definite")
 	}
-	f.binvE[b] = make([]float64, len(vars)*nb)
+	if f.binvE[b] == nil {
+		f.binvE[b] = make([]float64, len(vars)*nb)
+	}
 	col := make([]float64, len(vars))
 	for g := 0; g < nb; g++ {
 		for k := range vars {
@@ -315,16 +335,21 @@ func (f *arrowFactor) factorWide(q *ipmProblem, d2 []float64) error {
 	if nu == 0 {
 		return nil
 	}
-	f.u = make([][]float64, nu)
-	f.hinvU = make([][]float64, nu)
+	if f.u == nil {
+		f.u = make([][]float64, nu)
+		f.hinvU = make([][]float64, nu)
+		for k := range f.u {
+			f.u[k], f.hinvU[k] = make([]float64, f.n), make([]float64, f.n)
+		}
+	}
 	for k, i := range f.l.wide {
 		s := math.Sqrt(q.w[i] / d2[i])
-		u := make([]float64, f.n)
+		u := f.u[k]
+		clear(u)
 		for _, t := range q.rows[i] {
 			u[t.Var] += s * t.Coef
 		}
-		f.u[k] = u
-		hu, ok := f.arrowSolve(make([]float64, f.n), u)
+		hu, ok := f.arrowSolve(f.hinvU[k], u)
 		if !ok {
 			return errors.New("normal equations: arrow solve failed")
 		}
