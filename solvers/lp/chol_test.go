@@ -8,18 +8,30 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-// chol's solve is gonum's to the last bit (the interior point's answers,
-// and so every run's fingerprint, depend on it), on random positive
-// definite matrices of the sizes the normal equations' blocks take, well
-// and badly conditioned, with zeros in the factor.
+// chol's factor and solve are gonum's to the last bit, condition error
+// included (the interior point's answers, and so every run's fingerprint,
+// depend on them), on random positive definite matrices of the sizes the
+// normal equations' blocks take, with zeros in the factor: well
+// conditioned, and (every third) nearly singular, so that both the bound
+// and gonum's estimate decide, and both verdicts occur.
 func TestCholMatchesGonumBitwise(t *testing.T) {
 	t.Parallel()
 	rng := rand.New(rand.NewPCG(19, 1))
+	verdicts := map[bool]int{}
+	defer func() {
+		if verdicts[true] == 0 || verdicts[false] == 0 {
+			t.Errorf("verdicts %v: both must occur", verdicts)
+		}
+	}()
 	for trial := range 400 {
 		n := 1 + trial%30
 		a := mat.NewDense(n, n, nil)
+		rank := n
+		if trial%3 == 0 && n > 1 {
+			rank = 1 + rng.IntN(n-1)
+		}
 		for i := range n {
-			for j := range n {
+			for j := range rank {
 				if rng.IntN(4) > 0 {
 					a.Set(i, j, rng.NormFloat64()*math.Pow(10, float64(rng.IntN(9)-4)))
 				}
@@ -54,6 +66,11 @@ func TestCholMatchesGonumBitwise(t *testing.T) {
 		ok := got.solveInPlace(b)
 		if ok != (errRef == nil) {
 			t.Fatalf("trial %d (n=%d): ok %v, gonum's error %v", trial, n, ok, errRef)
+		}
+		verdicts[ok]++
+		// The shortcut's premise: the bound is never below gonum's estimate.
+		if bound := got.condBound(mat.Norm(sym, math.Inf(1))); bound < ref.Cond()*(1-1e-12) {
+			t.Fatalf("trial %d (n=%d): bound %g below gonum's estimate %g", trial, n, bound, ref.Cond())
 		}
 		for i := range b {
 			if math.Float64bits(b[i]) != math.Float64bits(want.AtVec(i)) {
