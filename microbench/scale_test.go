@@ -16,19 +16,13 @@ import (
 )
 
 // preset builds the first run of a preset scenario (scenarios/examples).
-func preset(b *testing.B, name string) sim.Config {
+func preset(b testing.TB, name string) sim.Config {
 	b.Helper()
 	g, err := scenarios.Load(filepath.Join("..", "scenarios", "examples", name))
 	if err != nil {
 		b.Fatal(err)
 	}
-	r := g.Runs[0]
-	w, err := r.Spec.Build(r.Seed)
-	if err != nil {
-		b.Fatal(err)
-	}
-	return sim.Config{Cluster: w.Cluster, Users: w.Users, Jobs: w.Jobs, Matrix: w.Matrix, JobTypes: w.JobTypes,
-		Round: w.Round, Costs: sim.Costs{PerType: w.Restore, BandwidthGBps: w.BandwidthGBPerSecond}}
+	return build(b, g.Runs[0].Spec, g.Runs[0].Seed)
 }
 
 // BenchmarkSimulate20k runs every registered policy on the FFT paper's scale

@@ -29,7 +29,13 @@ workload: {generator: philly, jobs: %d, arrival_rate_per_hour: %g}
 	if err != nil {
 		b.Fatal(err)
 	}
-	w, err := g.Runs[0].Spec.Build(0)
+	return build(b, g.Runs[0].Spec, 0)
+}
+
+// build builds spec's workload with seed into a simulator configuration.
+func build(b testing.TB, spec scenarios.Spec, seed int64) sim.Config {
+	b.Helper()
+	w, err := spec.Build(seed)
 	if err != nil {
 		b.Fatal(err)
 	}
