@@ -9,10 +9,12 @@ import "fairbench/solvers/lp"
 // one it solved before, often a few decisions back.
 const memoSize = 32
 
-// memo holds the solutions of a policy's last memoSize distinct LPs, by
-// their exact input (lp.Key) and the method: an LP solved again gets the
-// same answer without a solve, as the methods are deterministic. Solutions
-// are copied in and out, so no caller can change a remembered one.
+// memo holds the central solutions (lp.Interior) of a policy's last
+// memoSize distinct LPs, by their exact input (lp.Key): an LP solved again
+// gets the same answer without a solve, as the method is deterministic.
+// Vertex solves are not remembered: CLP's take a fraction of a millisecond,
+// about what the key costs. Solutions are copied in and out, so no caller
+// can change a remembered one.
 type memo struct {
 	keys []string // in the order remembered; the oldest is forgotten first
 	res  map[string]lp.Result

@@ -242,7 +242,7 @@ func (sv *solver) solveModel(m *model, what string) (lp.Result, error) {
 		sv.tally.Fallbacks++
 		return sv.solve(&m.p, what)
 	}
-	key := "interior\x00" + lp.Key(&m.p, m.copies)
+	key := lp.Key(&m.p, m.copies)
 	if res, ok := sv.memo.get(key); ok {
 		sv.tally.Reused++
 		return res, nil
@@ -283,19 +283,11 @@ func (sv *solver) begin(what string) (lp.Options, error) {
 // limit reached (before or during the solve) is a *LimitError; any other
 // failure is an error naming the policy and the LP (what).
 func (sv *solver) solve(p *lp.Problem, what string) (lp.Result, error) {
-	key := sv.backend.Name() + "\x00" + lp.Key(p, lp.Copies{})
-	if res, ok := sv.memo.get(key); ok {
-		sv.tally.Reused++
-		return res, nil
-	}
 	o, err := sv.begin(what)
 	if err != nil {
 		return lp.Result{}, err
 	}
 	res, err := sv.backend.Solve(p, o)
-	if err == nil {
-		sv.memo.put(key, res)
-	}
 	switch {
 	case errors.Is(err, lp.ErrLimit):
 		return lp.Result{}, &LimitError{Policy: sv.policy, Limit: sv.limit, Solves: sv.solves, Err: err}
