@@ -204,6 +204,10 @@ func (p *turnTaker) Report() any {
 	return nil
 }
 
+// RoundRules forwards the wrapped policy's round rules (solvers.Rounds), so
+// the simulator runs it as it runs the policy alone.
+func (p *turnTaker) RoundRules() solvers.RoundRules { return solvers.RoundsOf(p.Policy) }
+
 func (p *turnTaker) Allocate(s *models.Snapshot) (models.Allocation, error) {
 	l := p.l
 	l.mu.Lock()
