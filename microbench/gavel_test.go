@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"fairbench/models"
+	"fairbench/models/catalogue"
 	"fairbench/solvers"
 	"fairbench/solvers/gavel"
 	"fairbench/solvers/lp"
@@ -40,7 +41,7 @@ var gavelTypes = []string{"V100", "P100", "K80"}
 // the Philly generator draws them), from a fixed seed.
 func gavelSnapshot(tb testing.TB, n int) *models.Snapshot {
 	tb.Helper()
-	cat := models.Catalogue()
+	cat := catalogue.Builtin()
 	var servers []models.Server
 	for _, g := range gavelTypes {
 		for k := 0; k < n/16; k++ {

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"fairbench/models"
+	"fairbench/models/catalogue"
 	"fairbench/solvers"
 	"fairbench/solvers/sjfbsbf"
 )
@@ -20,7 +21,7 @@ import (
 // running jobs: the decision's worst case.
 func sjfbsbfSnapshot(b *testing.B) *models.Snapshot {
 	b.Helper()
-	cat := models.Catalogue()
+	cat := catalogue.Builtin()
 	types := []string{}
 	jt := map[string]models.JobType{}
 	for _, t := range cat.JobTypes {

@@ -212,7 +212,7 @@ func pairFits(s *Snapshot, a, b *JobState, ka, kb int, typ string) error {
 // that GPU, which is direct evidence that they fit in its memory. It
 // overrides the job types' memory figures, which are upper bounds (a
 // process's whole footprint, allocator cache included; see
-// catalogue_memory.go).
+// models/catalogue/memory.go).
 func measuredTogether(s *Snapshot, a, b *JobState, ka, kb int, typ string) bool {
 	if ka > 1 || kb > 1 {
 		return false

@@ -8,6 +8,7 @@ import (
 
 	"fairbench/internal/input"
 	"fairbench/models"
+	"fairbench/models/catalogue"
 )
 
 // Workload is everything a simulation of one run needs.
@@ -61,7 +62,7 @@ func (s *Spec) Build(seed int64) (*Workload, error) {
 	cat := s.cat
 	if cat == nil {
 		decl := map[string]any{"gpu_types": s.gpuTypesAny(), "job_types": s.jobTypesAny()}
-		c, err := declareGPUTypes(models.Catalogue(), decl, nil, s.src)
+		c, err := declareGPUTypes(catalogue.Builtin(), decl, nil, s.src)
 		if err != nil {
 			return nil, err
 		}

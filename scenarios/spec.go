@@ -1,6 +1,9 @@
 package scenarios
 
-import "fairbench/models"
+import (
+	"fairbench/models"
+	"fairbench/models/catalogue"
+)
 
 // Spec is one scenario: a cluster, its users, the policies to compare and a
 // workload. It is what a scenario file holds; the YAML keys are the
@@ -89,8 +92,8 @@ type Spec struct {
 	PolicyOptions map[string]map[string]any `mapstructure:"policy_options" json:"policy_options,omitempty"`
 
 	// Throughputs is "catalogue" (default: the built-in catalogue of
-	// models.Catalogue) or the path of a Gavel-format throughput JSON file
-	// (models.ReadGavelThroughputs), relative to the scenario file, whose
+	// catalogue.Builtin) or the path of a Gavel-format throughput JSON file
+	// (catalogue.ReadGavelThroughputs), relative to the scenario file, whose
 	// figures are merged over the catalogue's (the file wins on conflicts).
 	// Job types known only from the file get a models.JobType with just a
 	// name (no memory need, no state size).
@@ -109,8 +112,8 @@ type Spec struct {
 	// Workload says where the jobs come from.
 	Workload WorkloadSpec `mapstructure:"workload" json:"workload"`
 
-	src *source         // where the spec was read, for error lines; nil when built in code
-	cat *models.Catalog // the catalogue it was checked against; nil: models.Catalogue()
+	src *source            // where the spec was read, for error lines; nil when built in code
+	cat *catalogue.Catalog // the catalogue it was checked against; nil: catalogue.Builtin()
 }
 
 // GPUTypeSpec declares one GPU type.

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"fairbench/models"
+	"fairbench/models/catalogue"
 )
 
 // figures is the catalogue's view of a spec's types and throughputs: the
@@ -18,10 +19,10 @@ type figures struct {
 	jobTypes map[string]models.JobType // every known job type
 	known    []string                  // their names, sorted
 	gpuNames []string                  // the catalogue's GPU type names, in catalogue order
-	cat      models.Catalog
+	cat      catalogue.Catalog
 }
 
-func newFigures(cat models.Catalog, fileMatrix *models.Matrix) *figures {
+func newFigures(cat catalogue.Catalog, fileMatrix *models.Matrix) *figures {
 	f := &figures{matrix: models.NewMatrix(), jobTypes: map[string]models.JobType{}, cat: cat}
 	if cat.Matrix != nil {
 		f.matrix.Merge(cat.Matrix)
@@ -85,7 +86,7 @@ func (s *Spec) validate(f *figures) (*env, *fieldError) {
 }
 
 // gpuType canonicalises a GPU type name (matched up to case).
-func (e *env) gpuType(cat models.Catalog, path, name string) (models.GPUType, *fieldError) {
+func (e *env) gpuType(cat catalogue.Catalog, path, name string) (models.GPUType, *fieldError) {
 	for _, t := range cat.GPUTypes {
 		if strings.EqualFold(t.Name, name) {
 			return t, nil
@@ -101,7 +102,7 @@ func knownList(names []string) string {
 	return strings.Join(names, ", ")
 }
 
-func (s *Spec) validateCluster(cat models.Catalog, e *env) *fieldError {
+func (s *Spec) validateCluster(cat catalogue.Catalog, e *env) *fieldError {
 	if len(s.Cluster.Servers) == 0 {
 		return errf("cluster.servers", "required: at least one server group {type, count, gpus_per_server}")
 	}

@@ -1,6 +1,7 @@
-package models
+package catalogue
 
 import (
+	"fairbench/models"
 	"fmt"
 	"strconv"
 
@@ -109,7 +110,7 @@ func catalogueFixedGB(family string) float64 {
 
 // addCatalogueMemory sets the cited memory figures of jobs, appending the
 // citation to each Source.
-func addCatalogueMemory(jobs []JobType) {
+func addCatalogueMemory(jobs []models.JobType) {
 	for i := range jobs {
 		j := &jobs[i]
 		for _, r := range catalogueLucidRows {
