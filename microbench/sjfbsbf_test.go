@@ -42,9 +42,11 @@ func sjfbsbfSnapshot(b *testing.B) *models.Snapshot {
 	}
 	rng := rand.New(rand.NewPCG(1, 2))
 	gang := func() int { return []int{1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 2, 2, 4, 4, 4, 8}[rng.IntN(20)] }
-	runnable := func(j *models.Job, gpu string) bool { return models.ThroughputOn(c, cat.Matrix, jt, j, gpu) > 0 }
-	s := &models.Snapshot{Now: 100 * time.Hour, Cluster: c, Users: []models.User{{Name: "u", Weight: 1}},
-		Matrix: cat.Matrix, JobTypes: jt, RoundLength: 360 * time.Second, Trigger: models.AtArrival}
+	runnable := func(j *models.Job, gpu string) bool {
+		return models.Environment{Cluster: c, Matrix: cat.Matrix, JobTypes: jt}.Throughput(j, gpu) > 0
+	}
+	s := &models.Snapshot{Now: 100 * time.Hour, Environment: models.Environment{Cluster: c, Matrix: cat.Matrix, JobTypes: jt}, Users: []models.User{{Name: "u", Weight: 1}},
+		RoundLength: 360 * time.Second, Trigger: models.AtArrival}
 	id := 0
 	newJob := func(g int) models.JobState {
 		for {

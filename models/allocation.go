@@ -173,12 +173,12 @@ func accumRunnable(s *Snapshot, j *JobState, as Assignment) error {
 	if !ok || s.Cluster.Capacity(as.Type) < j.Gang {
 		return &Violation{Constraint: "runnable", Job: j.ID, Type: as.Type, Detail: "no such GPU type, or too few GPUs"}
 	}
-	if need := AccumMemory(s.JobTypes, &j.Job, as.Accum); need > t.MemoryGB {
+	if need := s.AccumMemory(&j.Job, as.Accum); need > t.MemoryGB {
 		return &Violation{Constraint: "memory", Job: j.ID, Type: as.Type,
 			Detail: fmt.Sprintf("needs %g GB with %d-step accumulation, a %s has %g GB", need, as.Accum, as.Type, t.MemoryGB)}
 	}
 	for _, p := range []Placement{Consolidated, Spread} {
-		if _, ok := AccumThroughput(s.JobTypes, s.Matrix, &j.Job, as.Type, p, as.Accum); ok {
+		if _, ok := s.AccumThroughput(&j.Job, as.Type, p, as.Accum); ok {
 			return nil
 		}
 	}
@@ -192,7 +192,7 @@ func accumRunnable(s *Snapshot, j *JobState, as Assignment) error {
 // throughput of 0).
 func pairFits(s *Snapshot, a, b *JobState, ka, kb int, typ string) error {
 	t, _ := s.Cluster.Type(typ)
-	if need := AccumMemory(s.JobTypes, &a.Job, ka) + AccumMemory(s.JobTypes, &b.Job, kb); need > t.MemoryGB && !measuredTogether(s, a, b, ka, kb, typ) {
+	if need := s.AccumMemory(&a.Job, ka) + s.AccumMemory(&b.Job, kb); need > t.MemoryGB && !measuredTogether(s, a, b, ka, kb, typ) {
 		return &Violation{Constraint: "memory", Job: b.ID, Type: t.Name,
 			Detail: fmt.Sprintf("jobs %d and %d need %g GB together on a %s GPU, which has %g GB", a.ID, b.ID, need, t.Name, t.MemoryGB)}
 	}

@@ -55,14 +55,15 @@ func WaterFill(capacity float64, weights, demands []float64) []float64 {
 // greedy fill of the fastest types first is optimal for this fractional
 // knapsack. With f = 1/n it is the "equal split" throughput of Gavel's
 // max-min fairness and the isolated throughput of Themis' finish-time fairness.
-func EqualShareThroughput(c *Cluster, m *Matrix, types map[string]JobType, j *Job, f float64) float64 {
+func (e Environment) EqualShareThroughput(j *Job, f float64) float64 {
+	c := e.Cluster
 	type opt struct {
 		t   float64
 		cap float64
 	}
 	var opts []opt
 	for _, g := range c.TypeNames() {
-		if t := ThroughputOn(c, m, types, j, g); t > 0 {
+		if t := e.Throughput(j, g); t > 0 {
 			opts = append(opts, opt{t, f * float64(c.Capacity(g)) / float64(j.Gang)})
 		}
 	}

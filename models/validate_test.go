@@ -146,15 +146,15 @@ func TestEqualShareThroughput(t *testing.T) {
 	j := &Job{ID: 1, User: "a", Type: "m", Gang: 2, Steps: 1}
 	// f = 1/4: V100 share 4/4 = 1 GPU → x ≤ 1/2; K80 share 2 GPUs → x ≤ 1,
 	// capped by Σx ≤ 1: x_V100 = 1/2, x_K80 = 1/2 → 10/2 + 4/2 = 7.
-	if got := EqualShareThroughput(c, m, nil, j, 0.25); math.Abs(got-7) > 1e-12 {
+	if got := (Environment{Cluster: c, Matrix: m}).EqualShareThroughput(j, 0.25); math.Abs(got-7) > 1e-12 {
 		t.Errorf("f=1/4: %v, want 7", got)
 	}
 	// f = 1/8: V100 0.5 GPU → x ≤ 1/4; K80 1 GPU → x ≤ 1/2 → 2.5 + 2 = 4.5.
-	if got := EqualShareThroughput(c, m, nil, j, 0.125); math.Abs(got-4.5) > 1e-12 {
+	if got := (Environment{Cluster: c, Matrix: m}).EqualShareThroughput(j, 0.125); math.Abs(got-4.5) > 1e-12 {
 		t.Errorf("f=1/8: %v, want 4.5", got)
 	}
 	// f = 1: the whole V100 pool holds the gang twice: x_V100 = 1 → 10.
-	if got := EqualShareThroughput(c, m, nil, j, 1); got != 10 {
+	if got := (Environment{Cluster: c, Matrix: m}).EqualShareThroughput(j, 1); got != 10 {
 		t.Errorf("f=1: %v, want 10", got)
 	}
 }

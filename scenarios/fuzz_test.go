@@ -116,7 +116,7 @@ func FuzzScenario(f *testing.F) {
 			}
 			runs := false
 			for _, gpu := range w.Cluster.TypeNames() {
-				runs = runs || models.ThroughputOn(w.Cluster, w.Matrix, w.JobTypes, j, gpu) > 0
+				runs = runs || w.Throughput(j, gpu) > 0
 			}
 			if !runs {
 				t.Fatalf("job %d (%s, gang %d) cannot run on the cluster", j.ID, j.Type, j.Gang)

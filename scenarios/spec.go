@@ -249,7 +249,7 @@ type WorkloadSpec struct {
 	// ReferenceGPU is the GPU type whose isolated throughput turns a
 	// duration into steps (philly durations, CSV duration_seconds). Default
 	// "": the fastest GPU type of the cluster that can run the job at its
-	// gang (placement as in models.ThroughputOn). When set, the type's
+	// gang (placement as in models.Environment.Throughput). When set, the type's
 	// consolidated figure at the job's gang is used where it is positive
 	// (even when the cluster has no such GPU: V100 reproduces Gavel, whose
 	// reference_worker_type is v100), else the default rule applies.

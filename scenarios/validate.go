@@ -53,6 +53,11 @@ type env struct {
 	byGang  map[int][]string // philly: the allowed types runnable at each gang size
 }
 
+// environment is the cluster with the figures' matrix and job types.
+func (e *env) environment() models.Environment {
+	return models.Environment{Cluster: e.cluster, Matrix: e.matrix, JobTypes: e.jobTypes}
+}
+
 // validate checks s against the figures of its catalogue and throughput
 // file, canonicalises GPU type names, and returns the environment Build
 // needs.
@@ -405,7 +410,7 @@ func (e *env) runnable(t string, g int) bool {
 func (e *env) runsOn(t, gpu string, gs []GangWeight) bool {
 	for _, g := range gs {
 		j := models.Job{Type: t, Gang: g.Size}
-		if models.ThroughputOn(e.cluster, e.matrix, e.jobTypes, &j, gpu) > 0 {
+		if e.environment().Throughput(&j, gpu) > 0 {
 			return true
 		}
 	}
@@ -414,7 +419,7 @@ func (e *env) runsOn(t, gpu string, gs []GangWeight) bool {
 
 func (e *env) runsSomewhere(j *models.Job) bool {
 	for _, g := range e.cluster.TypeNames() {
-		if models.ThroughputOn(e.cluster, e.matrix, e.jobTypes, j, g) > 0 {
+		if e.environment().Throughput(j, g) > 0 {
 			return true
 		}
 	}
@@ -428,8 +433,8 @@ func (e *env) whyNot(j *models.Job) string {
 		t, _ := e.cluster.Type(g)
 		var why string
 		switch {
-		case !models.FitsMemory(e.jobTypes, j, t):
-			why = fmt.Sprintf("needs %g GB per GPU, has %g GB", models.MemoryNeed(e.jobTypes, j), t.MemoryGB)
+		case !e.environment().FitsMemory(j, t):
+			why = fmt.Sprintf("needs %g GB per GPU, has %g GB", e.environment().MemoryNeed(j), t.MemoryGB)
 		case e.cluster.Capacity(g) < j.Gang:
 			why = fmt.Sprintf("gang %d > %d GPUs", j.Gang, e.cluster.Capacity(g))
 		default:
@@ -461,7 +466,7 @@ func (e *env) reference(ref string, j *models.Job) float64 {
 	}
 	best := 0.0
 	for _, g := range e.cluster.TypeNames() {
-		best = math.Max(best, models.ThroughputOn(e.cluster, e.matrix, e.jobTypes, j, g))
+		best = math.Max(best, e.environment().Throughput(j, g))
 	}
 	return best
 }

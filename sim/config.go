@@ -31,11 +31,10 @@ const DefaultBandwidthGBps = 1.25
 
 // Config is everything a run needs besides the policy.
 type Config struct {
-	Cluster  *models.Cluster
-	Users    []models.User
-	Jobs     []models.Job
-	Matrix   *models.Matrix
-	JobTypes map[string]models.JobType
+	// Environment is the cluster, the throughput matrix and the job types.
+	models.Environment
+	Users []models.User
+	Jobs  []models.Job
 
 	// Round is the scheduling round length (default DefaultRound).
 	Round time.Duration
@@ -161,7 +160,7 @@ func (c *Config) validate() error {
 		}
 		runnable := false
 		for _, g := range c.Cluster.TypeNames() {
-			if models.ThroughputOn(c.Cluster, c.Matrix, c.JobTypes, j, g) > 0 {
+			if c.Throughput(j, g) > 0 {
 				runnable = true
 				break
 			}

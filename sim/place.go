@@ -101,7 +101,7 @@ func (e *engine) place(run []models.Assignment, pairs [][2]models.JobID) ([]plac
 		if !oneServer(c, p.gpus) {
 			p.place = models.Spread
 		}
-		p.base, _ = models.AccumThroughput(e.cfg.JobTypes, e.cfg.Matrix, &p.job.spec, p.typ, p.place, p.accum)
+		p.base, _ = e.cfg.AccumThroughput(&p.job.spec, p.typ, p.place, p.accum)
 		if p.base <= 0 {
 			e.unplaced++
 			continue

@@ -97,7 +97,7 @@ func newEngine(cfg Config, p solvers.Policy) *engine {
 			firstRun: -1, received: map[string]time.Duration{},
 		}
 		for _, g := range e.rounds.types {
-			j.runnable = append(j.runnable, models.ThroughputOn(cfg.Cluster, cfg.Matrix, cfg.JobTypes, &j.spec, g) > 0)
+			j.runnable = append(j.runnable, cfg.Throughput(&j.spec, g) > 0)
 		}
 		e.jobs = append(e.jobs, j)
 	}
@@ -376,8 +376,7 @@ func (e *engine) snapshot(why models.Trigger) *models.Snapshot {
 	e.stale = e.stale[:0]
 	return &models.Snapshot{
 		Now: e.now, Round: e.round, RoundLength: e.cfg.Round, Trigger: why,
-		Cluster: e.cfg.Cluster, Users: e.cfg.Users, Jobs: e.views,
-		Matrix: e.cfg.Matrix, JobTypes: e.cfg.JobTypes,
+		Environment: e.cfg.Environment, Users: e.cfg.Users, Jobs: e.views,
 	}
 }
 

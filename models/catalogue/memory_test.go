@@ -99,11 +99,11 @@ func TestCatalogueMemoryMakesAccumulationMatter(t *testing.T) {
 		types[j.Name] = j
 	}
 	j := &models.Job{Type: "ResNet-50 (batch size 64)", Gang: 1}
-	full, half := models.AccumMemory(types, j, 1), models.AccumMemory(types, j, 2)
+	full, half := models.Environment{JobTypes: types}.AccumMemory(j, 1), models.Environment{JobTypes: types}.AccumMemory(j, 2)
 	if !(2*full > 16) || !(full+half <= 16) || math.Abs(half-(types[j.Type].FixedMemoryGB+(full-types[j.Type].FixedMemoryGB)/2)) > 1e-12 {
 		t.Errorf("full %v GB, with k=2 %v GB", full, half)
 	}
-	got, ok := models.AccumThroughput(types, c.Matrix, j, "V100", models.Consolidated, 2)
+	got, ok := models.Environment{JobTypes: types, Matrix: c.Matrix}.AccumThroughput(j, "V100", models.Consolidated, 2)
 	want := c.Matrix.Throughput(models.Key{Job: "ResNet-50 (batch size 32)", GPU: "V100", Gang: 1}) / 2
 	if !ok || got != want {
 		t.Errorf("accumulated throughput %v (%v), want %v", got, ok, want)
@@ -131,8 +131,7 @@ func TestMeasuredPairOverridesMemory(t *testing.T) {
 	job := func(id models.JobID, typ string) models.JobState {
 		return models.JobState{Job: models.Job{ID: id, User: "u", Type: typ, Gang: 1, Steps: 10}, FirstRun: -1}
 	}
-	s := &models.Snapshot{Cluster: cl, Users: []models.User{{Name: "u", Weight: 1}}, Matrix: c.Matrix, JobTypes: types,
-		Jobs: []models.JobState{job(1, "ResNet-50 (batch size 64)"), job(2, "ResNet-50 (batch size 64)")}}
+	s := &models.Snapshot{Environment: models.Environment{Cluster: cl, Matrix: c.Matrix, JobTypes: types}, Users: []models.User{{Name: "u", Weight: 1}}, Jobs: []models.JobState{job(1, "ResNet-50 (batch size 64)"), job(2, "ResNet-50 (batch size 64)")}}
 	pair := models.Allocation{Colocate: true, Run: []models.Assignment{{Job: 1, Type: "V100", GPUs: []int{0}}, {Job: 2, Type: "V100", GPUs: []int{0}}}}
 	if err := models.Feasible(s, pair); err != nil {
 		t.Errorf("measured pair refused: %v", err)
