@@ -410,24 +410,15 @@ func (e *engine) decide(why models.Trigger) error {
 	if err := models.Feasible(snap, alloc); err != nil {
 		return fmt.Errorf("round %d (t=%gs): infeasible allocation: %w", e.round, seconds(e.now), err)
 	}
-	e.hold(alloc)
-	if alloc.Fractional() {
-		return e.realiseRound()
-	}
-	placed, err := e.place(alloc.Run, nil)
-	if err != nil {
-		return fmt.Errorf("round %d (t=%gs): %w", e.round, seconds(e.now), err)
-	}
-	e.apply(placed)
-	return nil
+	return e.adopt(alloc)
 }
 
-// realiseRound places one round of the fractional allocation in force.
+// realiseRound places one round of the time shares in force.
 func (e *engine) realiseRound() error {
-	run, pairs := e.realise()
+	run, pairs := ShareRound(e.roundInput())
 	placed, err := e.place(run, pairs)
 	if err != nil {
-		return fmt.Errorf("round %d (t=%gs): %w", e.round, seconds(e.now), err)
+		return e.roundErr(err)
 	}
 	e.apply(placed)
 	return nil
