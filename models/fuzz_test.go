@@ -4,6 +4,7 @@ package models_test
 
 import (
 	"encoding/json"
+	"fairbench/internal/fuzzseed"
 	"fairbench/models"
 	"fairbench/models/catalogue"
 	"os"
@@ -12,24 +13,6 @@ import (
 
 	"go.yaml.in/yaml/v3"
 )
-
-// addSeeds seeds f with the files matching each pattern.
-func addSeeds(f *testing.F, patterns ...string) {
-	f.Helper()
-	for _, p := range patterns {
-		files, err := filepath.Glob(p)
-		if err != nil {
-			f.Fatal(err)
-		}
-		for _, name := range files {
-			b, err := os.ReadFile(name)
-			if err != nil {
-				f.Fatal(err)
-			}
-			f.Add(b)
-		}
-	}
-}
 
 // checkInstance asserts what a decoded instance promises: it becomes a
 // snapshot, and the snapshot written back (models.InstanceOf) decodes again to
@@ -69,7 +52,7 @@ func checkInstance(t *testing.T, in *models.Instance) {
 
 // FuzzInstanceJSON decodes JSON instances (solve, check --replay).
 func FuzzInstanceJSON(f *testing.F) {
-	addSeeds(f, "../runs/testdata/*.json", "../check/testdata/*.json")
+	fuzzseed.Files(f, "../runs/testdata/*.json", "../check/testdata/*.json")
 	f.Add([]byte(`{"servers":[{"type":"V100","count":1,"gpus_per_server":2}],"users":[{"name":"a","weight":1}],"jobs":[{"id":1,"user":"a","gang":1,"steps":10,"last_type":"V100","last_gpus":[7],"throughputs":{"V100":1}}]}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		in, err := models.DecodeInstance(data, false, catalogue.Builtin().GPUTypes)

@@ -6,32 +6,13 @@ package catalogue
 import (
 	"bytes"
 	"encoding/json"
+	"fairbench/internal/fuzzseed"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"fairbench/models"
 )
-
-// addSeeds seeds f with the files matching each pattern.
-func addSeeds(f *testing.F, patterns ...string) {
-	f.Helper()
-	for _, p := range patterns {
-		files, err := filepath.Glob(p)
-		if err != nil {
-			f.Fatal(err)
-		}
-		for _, name := range files {
-			b, err := os.ReadFile(name)
-			if err != nil {
-				f.Fatal(err)
-			}
-			f.Add(b)
-		}
-	}
-}
 
 // encodeGavel writes m's isolated figures in Gavel's format.
 func encodeGavel(m *models.Matrix) []byte {
@@ -54,7 +35,7 @@ func encodeGavel(m *models.Matrix) []byte {
 // or within [MinThroughput, MaxThroughput] with a gang of 1..MaxGPUs, and
 // the isolated figures written back in the format read back the same.
 func FuzzGavelThroughputs(f *testing.F) {
-	addSeeds(f, "testdata/*.json", "../../scenarios/testdata/newgpu/*.json")
+	fuzzseed.Files(f, "testdata/*.json", "../../scenarios/testdata/newgpu/*.json")
 	f.Add([]byte(`{"v100": {"('A3C', 1)": {"null": 1e26}}}`))
 	f.Add([]byte(`{"v100": {"('A3C', 1)": {"null": 1e-300, "('A3C', 1)": [1, 2]}}}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
