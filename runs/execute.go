@@ -10,6 +10,7 @@ import (
 
 	"fairbench/internal/atomicfile"
 	"fairbench/internal/input"
+	"fairbench/models"
 
 	"fairbench/scenarios"
 	"fairbench/sim"
@@ -56,6 +57,9 @@ func ExecuteContext(ctx context.Context, r scenarios.Run, o Options) (*Outcome, 
 	}
 	cfg := sim.Config{
 		Environment: w.Environment, Users: w.Users, Jobs: w.Jobs, Round: w.Round, Costs: costs, Clock: o.Clock,
+	}
+	if m := w.Measure; m != (scenarios.MeasureSpec{}) {
+		cfg.Measure = &sim.Window{From: models.JobID(m.FromJob), To: models.JobID(m.ToJob)}
 	}
 	var log bytes.Buffer
 	if o.Events {

@@ -39,6 +39,9 @@ type Workload struct {
 	Restore map[string]time.Duration
 	// PolicyOptions maps a policy name to its options (see Options).
 	PolicyOptions map[string]map[string]any
+	// Measure is the window of job IDs the job metrics are over (zero:
+	// every job).
+	Measure MeasureSpec
 	// TraceSkipped counts trace lines skipped (Gavel scale factor 0).
 	TraceSkipped int
 	// UnrunnableSkipped counts trace jobs left out because they cannot run
@@ -130,6 +133,12 @@ func (s *Spec) Build(seed int64) (*Workload, error) {
 		}
 	}
 	s.assignUsers(w, named, seed)
+	if m := s.Measure; m != (MeasureSpec{}) {
+		if m.ToJob > len(w.Jobs) {
+			return nil, s.src.locate(errf("measure.to_job", "must be at most the number of jobs built (%d), got %d", len(w.Jobs), m.ToJob))
+		}
+		w.Measure = m
+	}
 	for i := range w.Jobs {
 		if err := w.Jobs[i].Validate(); err != nil {
 			// The readers and the generator prevent this; an error (not a

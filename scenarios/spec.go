@@ -112,6 +112,18 @@ type Spec struct {
 	// Workload says where the jobs come from.
 	Workload WorkloadSpec `mapstructure:"workload" json:"workload"`
 
+	// Measure restricts the job metrics (mean, median and p99 JCT, ρ, the
+	// unfair fraction, starvation, per-user JCT and ρ) to the jobs whose
+	// IDs lie in [from_job, to_job); jobs are numbered 0..n−1 in arrival
+	// order. Gavel measures a steady state this way (jobs 4,000–5,000 of a
+	// longer trace): the jobs before the window fill the cluster, those
+	// after keep it loaded while the window's jobs run. Every job is still
+	// simulated and written to the per-job results; makespan, utilisation
+	// and shares cover the whole run. Optional (absent: every job);
+	// integers, 0 ≤ from_job < to_job ≤ the number of jobs. No grid axes
+	// inside.
+	Measure MeasureSpec `mapstructure:"measure" json:"measure,omitzero"`
+
 	src *source            // where the spec was read, for error lines; nil when built in code
 	cat *catalogue.Catalog // the catalogue it was checked against; nil: catalogue.Builtin()
 }
@@ -171,6 +183,12 @@ type UserSpec struct {
 	// Weight is the user's tickets. Number; default 1; between 1e-6 and 1e6
 	// (models.MinWeight, models.MaxWeight).
 	Weight float64 `mapstructure:"weight" json:"weight"`
+}
+
+// MeasureSpec is the window of job IDs the job metrics are over.
+type MeasureSpec struct {
+	FromJob int `mapstructure:"from_job" json:"from_job" grid:"none"`
+	ToJob   int `mapstructure:"to_job" json:"to_job" grid:"none"`
 }
 
 // PreemptionSpec prices the checkpoint-restore a job pays when it is

@@ -87,7 +87,29 @@ func (s *Spec) validate(f *figures) (*env, *fieldError) {
 	if err := s.validateWorkload(e); err != nil {
 		return nil, err
 	}
+	if err := s.validateMeasure(); err != nil {
+		return nil, err
+	}
 	return e, nil
+}
+
+// validateMeasure checks the window's bounds; that it holds jobs is
+// checked when they are built (a trace's length is known only then).
+func (s *Spec) validateMeasure() *fieldError {
+	m := s.Measure
+	if m == (MeasureSpec{}) {
+		return nil
+	}
+	if m.FromJob < 0 || m.FromJob > MaxJobs {
+		return errf("measure.from_job", "must be between 0 and %d, got %d", MaxJobs, m.FromJob)
+	}
+	if m.ToJob <= m.FromJob || m.ToJob > MaxJobs {
+		return errf("measure.to_job", "must be above from_job (%d) and at most %d, got %d", m.FromJob, MaxJobs, m.ToJob)
+	}
+	if s.Workload.Generator == GeneratorPhilly && m.ToJob > s.Workload.Jobs {
+		return errf("measure.to_job", "must be at most workload.jobs (%d), got %d", s.Workload.Jobs, m.ToJob)
+	}
+	return nil
 }
 
 // gpuType canonicalises a GPU type name (matched up to case).
