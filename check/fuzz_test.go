@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"fairbench/models"
+	"fairbench/models/catalogue"
 	"fairbench/solvers/registry"
 )
 
@@ -42,7 +43,7 @@ func FuzzReplayFile(f *testing.F) {
 	f.Add([]byte(`{"servers":[{"type":"V100","count":1,"gpus_per_server":2}],"users":[{"name":"a","weight":1}],"jobs":[{"id":1,"user":"a","gang":1,"steps":10,"last_type":"V100","last_gpus":[9],"throughputs":{"V100":1}}]}`))
 	reg := registry.Default()
 	f.Fuzz(func(t *testing.T, data []byte) {
-		in, err := models.DecodeInstance(data, false, models.Catalogue().GPUTypes)
+		in, err := models.DecodeInstance(data, false, catalogue.Builtin().GPUTypes)
 		if err != nil {
 			return
 		}

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"fairbench/models"
+	"fairbench/models/catalogue"
 )
 
 // figures is the catalogue's view of a spec's types and throughputs: the
@@ -18,10 +19,10 @@ type figures struct {
 	jobTypes map[string]models.JobType // every known job type
 	known    []string                  // their names, sorted
 	gpuNames []string                  // the catalogue's GPU type names, in catalogue order
-	cat      models.Catalog
+	cat      catalogue.Catalog
 }
 
-func newFigures(cat models.Catalog, fileMatrix *models.Matrix) *figures {
+func newFigures(cat catalogue.Catalog, fileMatrix *models.Matrix) *figures {
 	f := &figures{matrix: models.NewMatrix(), jobTypes: map[string]models.JobType{}, cat: cat}
 	if cat.Matrix != nil {
 		f.matrix.Merge(cat.Matrix)
@@ -50,6 +51,11 @@ type env struct {
 	cluster *models.Cluster
 	allowed []string         // philly: the job types drawn from, in draw order
 	byGang  map[int][]string // philly: the allowed types runnable at each gang size
+}
+
+// environment is the cluster with the figures' matrix and job types.
+func (e *env) environment() models.Environment {
+	return models.Environment{Cluster: e.cluster, Matrix: e.matrix, JobTypes: e.jobTypes}
 }
 
 // validate checks s against the figures of its catalogue and throughput
@@ -107,7 +113,7 @@ func (s *Spec) validateMeasure() *fieldError {
 }
 
 // gpuType canonicalises a GPU type name (matched up to case).
-func (e *env) gpuType(cat models.Catalog, path, name string) (models.GPUType, *fieldError) {
+func (e *env) gpuType(cat catalogue.Catalog, path, name string) (models.GPUType, *fieldError) {
 	for _, t := range cat.GPUTypes {
 		if strings.EqualFold(t.Name, name) {
 			return t, nil
@@ -123,7 +129,7 @@ func knownList(names []string) string {
 	return strings.Join(names, ", ")
 }
 
-func (s *Spec) validateCluster(cat models.Catalog, e *env) *fieldError {
+func (s *Spec) validateCluster(cat catalogue.Catalog, e *env) *fieldError {
 	if len(s.Cluster.Servers) == 0 {
 		return errf("cluster.servers", "required: at least one server group {type, count, gpus_per_server}")
 	}
@@ -426,7 +432,7 @@ func (e *env) runnable(t string, g int) bool {
 func (e *env) runsOn(t, gpu string, gs []GangWeight) bool {
 	for _, g := range gs {
 		j := models.Job{Type: t, Gang: g.Size}
-		if models.ThroughputOn(e.cluster, e.matrix, e.jobTypes, &j, gpu) > 0 {
+		if e.environment().Throughput(&j, gpu) > 0 {
 			return true
 		}
 	}
@@ -435,7 +441,7 @@ func (e *env) runsOn(t, gpu string, gs []GangWeight) bool {
 
 func (e *env) runsSomewhere(j *models.Job) bool {
 	for _, g := range e.cluster.TypeNames() {
-		if models.ThroughputOn(e.cluster, e.matrix, e.jobTypes, j, g) > 0 {
+		if e.environment().Throughput(j, g) > 0 {
 			return true
 		}
 	}
@@ -449,8 +455,8 @@ func (e *env) whyNot(j *models.Job) string {
 		t, _ := e.cluster.Type(g)
 		var why string
 		switch {
-		case !models.FitsMemory(e.jobTypes, j, t):
-			why = fmt.Sprintf("needs %g GB per GPU, has %g GB", models.MemoryNeed(e.jobTypes, j), t.MemoryGB)
+		case !e.environment().FitsMemory(j, t):
+			why = fmt.Sprintf("needs %g GB per GPU, has %g GB", e.environment().MemoryNeed(j), t.MemoryGB)
 		case e.cluster.Capacity(g) < j.Gang:
 			why = fmt.Sprintf("gang %d > %d GPUs", j.Gang, e.cluster.Capacity(g))
 		default:
@@ -482,7 +488,7 @@ func (e *env) reference(ref string, j *models.Job) float64 {
 	}
 	best := 0.0
 	for _, g := range e.cluster.TypeNames() {
-		best = math.Max(best, models.ThroughputOn(e.cluster, e.matrix, e.jobTypes, j, g))
+		best = math.Max(best, e.environment().Throughput(j, g))
 	}
 	return best
 }

@@ -1,10 +1,13 @@
 // Package sim is fairbench's deterministic cluster simulator. It replays job
 // arrivals against a policy, in rounds and at events, places gangs on servers,
 // charges preemption and migration costs, finishes jobs mid-round, and
-// computes every metric of the run. Fractional allocations (time shares per
-// GPU type) are realised round by round by Gavel's round mechanism, the pure
-// function PlanRound (round.go), and a policy that keeps its allocation
-// across rounds says when to ask again (solvers.RoundRules; mechanism.go).
+// computes every metric of the run. Each kind of allocation (models.Kind) is
+// realised by a pure function tested on its own: whole GPUs and co-located
+// gangs by PlaceGangs (gangs.go), placed once and kept until the next
+// decision; time shares round by round by ShareRound, Gavel's round
+// mechanism PlanRound (round.go), whose picks PlaceGangs then places. A
+// policy that keeps its allocation across rounds says when to ask again
+// (solvers.RoundRules; mechanism.go).
 //
 // The simulator is a pure function of its Config and the policy: it never
 // reads the wall clock (solver time is measured only through an injected
@@ -31,11 +34,10 @@ const DefaultBandwidthGBps = 1.25
 
 // Config is everything a run needs besides the policy.
 type Config struct {
-	Cluster  *models.Cluster
-	Users    []models.User
-	Jobs     []models.Job
-	Matrix   *models.Matrix
-	JobTypes map[string]models.JobType
+	// Environment is the cluster, the throughput matrix and the job types.
+	models.Environment
+	Users []models.User
+	Jobs  []models.Job
 
 	// Round is the scheduling round length (default DefaultRound).
 	Round time.Duration
@@ -181,7 +183,7 @@ func (c *Config) validate() error {
 		}
 		runnable := false
 		for _, g := range c.Cluster.TypeNames() {
-			if models.ThroughputOn(c.Cluster, c.Matrix, c.JobTypes, j, g) > 0 {
+			if c.Throughput(j, g) > 0 {
 				runnable = true
 				break
 			}

@@ -121,7 +121,7 @@ func (e *engine) result() *Result {
 	for _, j := range e.jobs {
 		jct := (j.finish - j.spec.Arrival).Seconds()
 		n := math.Max(1, (j.areaFinish-j.areaArrive)/jct)
-		iso := j.spec.Steps / models.EqualShareThroughput(c.Cluster, c.Matrix, c.JobTypes, &j.spec, 1/n)
+		iso := j.spec.Steps / c.EqualShareThroughput(&j.spec, 1/n)
 		jr := JobResult{
 			ID: j.spec.ID, User: j.spec.User, Type: j.spec.Type, Gang: j.spec.Gang, Steps: j.spec.Steps,
 			Arrival: j.spec.Arrival.Seconds(), FirstRun: j.firstRun.Seconds(), Finish: j.finish.Seconds(),
