@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
-		"testing"
+	"testing"
 
 	"fairbench/calibrate"
 	"fairbench/scenarios"
