@@ -8,6 +8,7 @@ import (
 
 	"fairbench/internal/torchtest"
 	"fairbench/models"
+	"fairbench/models/catalogue"
 )
 
 func near(a, b, tol float64) bool { return math.Abs(a-b) <= tol*math.Max(1, math.Abs(b)) }
@@ -138,7 +139,7 @@ func TestEncodeGavelRoundTrip(t *testing.T) {
 	if !strings.Contains(string(data), `"a100-80gb_unconsolidated"`) || !strings.Contains(string(data), `(\"Bob's model (batch size 8)\", 1)`) {
 		t.Errorf("keys:\n%s", data)
 	}
-	back, err := models.ReadGavelThroughputs(bytes.NewReader(data), "x")
+	back, err := catalogue.ReadGavelThroughputs(bytes.NewReader(data), "x")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# calibrate/device_check.sh: the GPU check for the day a GPU is lent (issues
-# 8 and 18), prepared for one H200 (16 cores, CUDA, PyTorch and the NVIDIA
+# calibrate/device_check.sh: the GPU check for the day a GPU is lent
+# (docs/calibration.md), prepared for one H200 (16 cores, CUDA, PyTorch and the NVIDIA
 # driver there; no COIN-OR libraries, no network) and dry-run on the CPU.
 #
 # Here, where Go is (the binary keeps cgo for NVML but leaves the COIN-OR

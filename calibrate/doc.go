@@ -55,7 +55,7 @@
 //     naming the line and field (limits.go).
 //   - <name>.throughputs.json, the matrix in the format of Gavel's
 //     simulation_throughputs.json, which scenarios read with
-//     `throughputs: FILE` (models.ReadGavelThroughputs): an ok entry gives
+//     `throughputs: FILE` (catalogue.ReadGavelThroughputs): an ok entry gives
 //     its matrix_steps_per_second, an out-of-memory entry a 0 ("does not
 //     fit": the matrix reads a stored 0 as "cannot run there"), failed
 //     entries nothing; pairs in Gavel's pair format, scaled so that each

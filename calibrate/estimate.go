@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"fairbench/models"
+	"fairbench/models/catalogue"
 )
 
 // ExtrapolateRequest is what `fairbench calibrate extrapolate` asks for.
@@ -114,7 +115,7 @@ func Extrapolate(req ExtrapolateRequest) (*Extrapolation, error) {
 // GPU types join declared, which is returned; a measured file that is not
 // a record is read against them.
 func measuredFigures(data *ExtrapolationData, measured []string, declared []GPUDecl) (*models.Matrix, map[string]uint64, []GPUDecl, error) {
-	m := models.Catalogue().Matrix
+	m := catalogue.Builtin().Matrix
 	memory := map[string]uint64{}
 	for _, f := range measured {
 		if rec, err := ReadRecord(f); err == nil {

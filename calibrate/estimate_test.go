@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"fairbench/models"
+	"fairbench/models/catalogue"
 )
 
 // TestExtrapolate: H200 (a built-in datasheet) is estimated for the
@@ -32,7 +33,7 @@ func TestExtrapolate(t *testing.T) {
 	if len(x.Files) != 2 {
 		t.Fatalf("files %v, want the matrix and its side file", len(x.Files))
 	}
-	m, err := models.ReadGavelThroughputs(bytes.NewReader(x.Files[out]), out)
+	m, err := catalogue.ReadGavelThroughputs(bytes.NewReader(x.Files[out]), out)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,9 +1,8 @@
 package calibrate
 
 import (
+	"fairbench/internal/fuzzseed"
 	"math"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"go.yaml.in/yaml/v3"
@@ -17,25 +16,11 @@ import (
 //
 //	go test ./calibrate -run '^$' -fuzz FuzzDecodeRecord -fuzztime 10m
 
-func seedFiles(f *testing.F, patterns ...string) {
-	f.Helper()
-	for _, p := range patterns {
-		files, _ := filepath.Glob(p)
-		for _, file := range files {
-			data, err := os.ReadFile(file)
-			if err != nil {
-				f.Fatal(err)
-			}
-			f.Add(data)
-		}
-	}
-}
-
 // FuzzDecodeRecord: DecodeRecord never panics, and what it accepts gives a
 // matrix that encodes, memory that validates, and a record that encodes and
 // decodes again.
 func FuzzDecodeRecord(f *testing.F) {
-	seedFiles(f, "testdata/*.calibration.json")
+	fuzzseed.Files(f, "testdata/*.calibration.json")
 	f.Add([]byte(`{"format": "fairbench-calibration/1", "profile": {"devices": [{"device": "cpu", "gpu_type": "T4"}], "models": [{"model": "lstm", "batch_sizes": [2]}]}, "entries": []}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		r, err := DecodeRecord(data, "fuzz.json")
@@ -68,7 +53,7 @@ func FuzzDecodeRecord(f *testing.F) {
 // FuzzParseSpec: ParseSpec never panics, and an accepted profile stays
 // within the limits and parses again from its own YAML.
 func FuzzParseSpec(f *testing.F) {
-	seedFiles(f, "profiles/*.yaml")
+	fuzzseed.Files(f, "profiles/*.yaml")
 	f.Add([]byte("devices: [{device: cpu, gpu_type: T4}]\nmodels: [{model: resnet18, batch_sizes: [8]}]\n"))
 	f.Add([]byte("devices: [{device: cuda, gpus: [0, 1]}]\ncolocate: {modes: [mps], pairs: [{a: {model: lstm, batch_size: 2}, b: {model: resnet50, batch_size: 4}}]}\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
@@ -97,7 +82,7 @@ func FuzzParseSpec(f *testing.F) {
 // FuzzParseGPUTypes: ParseGPUTypes never panics and what it accepts is a
 // valid declaration.
 func FuzzParseGPUTypes(f *testing.F) {
-	seedFiles(f, "profiles/*.yaml", "../scenarios/testdata/newgpu/*.yaml")
+	fuzzseed.Files(f, "profiles/*.yaml", "../scenarios/testdata/newgpu/*.yaml")
 	f.Fuzz(func(t *testing.T, data []byte) {
 		ds, err := ParseGPUTypes(data, "fuzz.yaml")
 		if err != nil {

@@ -7,20 +7,21 @@ import (
 	"strings"
 
 	"fairbench/models"
+	"fairbench/models/catalogue"
 )
 
 // gavelUnconsolidated is the suffix of a Gavel GPU key for spread gangs
-// (models.ReadGavelThroughputs reads it).
+// (catalogue.ReadGavelThroughputs reads it).
 const gavelUnconsolidated = "_unconsolidated"
 
 // EncodeGavel writes m in the format of Gavel's
 // scheduler/simulation_throughputs.json, the format scenarios read with
-// `throughputs: FILE` (see models.ReadGavelThroughputs): GPU keys are the
+// `throughputs: FILE` (see catalogue.ReadGavelThroughputs): GPU keys are the
 // catalogue names in lower case, as Gavel writes "v100", with
 // "_unconsolidated" for spread gangs; job keys are "('<job type>', <gang>)";
 // "null" holds the isolated steps/s, other members the co-located pairs.
 // Keys are sorted, so the same matrix always gives the same bytes. The
-// result is read back with models.ReadGavelThroughputs before it is
+// result is read back with catalogue.ReadGavelThroughputs before it is
 // returned, so a file EncodeGavel writes is one scenarios accept.
 func EncodeGavel(m *models.Matrix) ([]byte, error) { return EncodeGavelFor(m, nil) }
 
@@ -83,7 +84,7 @@ func EncodeGavelFor(m *models.Matrix, declared []GPUDecl) ([]byte, error) {
 	if err := enc.Encode(doc); err != nil {
 		return nil, fmt.Errorf("calibrate: encode throughputs: %w", err)
 	}
-	if _, err := models.ReadGavelThroughputsFor(bytes.NewReader(buf.Bytes()), "(written)", ts.modelTypes()); err != nil {
+	if _, err := catalogue.ReadGavelThroughputsFor(bytes.NewReader(buf.Bytes()), "(written)", ts.modelTypes()); err != nil {
 		return nil, fmt.Errorf("calibrate: the throughput file written does not read back: %w", err)
 	}
 	return buf.Bytes(), nil

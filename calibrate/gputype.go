@@ -11,6 +11,7 @@ import (
 	"sync"
 
 	"fairbench/models"
+	"fairbench/models/catalogue"
 )
 
 // gpuFamilies maps a pattern of NVML device names ("NVIDIA H200",
@@ -92,7 +93,7 @@ func catalogueTypeName(name string) (models.GPUType, bool) {
 }
 
 // catalogueGPUs is the catalogue's GPU types, built once (read-only).
-var catalogueGPUs = sync.OnceValue(func() []models.GPUType { return models.Catalogue().GPUTypes })
+var catalogueGPUs = sync.OnceValue(func() []models.GPUType { return catalogue.Builtin().GPUTypes })
 
 // typeSet is the catalogue's GPU types plus those a profile, record or
 // datasheet file declares.

@@ -63,6 +63,7 @@ type frame struct {
 	keys   map[string]bool
 	index  int
 	key    string // the object's pending key
+	keyed  bool   // a key was read and its value is pending ("" is a valid key)
 }
 
 func (sc *scanner) top() *frame {
@@ -91,20 +92,24 @@ func (sc *scanner) afterValue() {
 	if f := sc.top(); f != nil && !f.object {
 		f.index++
 	} else if f != nil {
-		f.key = ""
+		f.key, f.keyed = "", false
 	}
 }
 
 // token handles one token that started at byte off.
 func (sc *scanner) token(tok json.Token, off int64) error {
 	top := sc.top()
-	if top != nil && top.object && top.key == "" {
+	if top != nil && top.object && !top.keyed {
 		if d, ok := tok.(json.Delim); ok && d == '}' {
 			sc.stack = sc.stack[:len(sc.stack)-1]
 			sc.afterValue()
 			return nil
 		}
-		return sc.key(top, tok.(string))
+		k, ok := tok.(string)
+		if !ok { // the decoder reports a non-string key itself; never trust it to
+			return &jsonError{line: sc.ix.lineAt(sc.dec.InputOffset()), path: top.path, reason: "object key is not a string"}
+		}
+		return sc.key(top, k)
 	}
 	switch v := tok.(type) {
 	case json.Delim:
@@ -142,7 +147,7 @@ func (sc *scanner) key(top *frame, k string) error {
 		return &jsonError{line: sc.ix.lineAt(sc.dec.InputOffset()), path: p, reason: "key appears twice"}
 	}
 	top.keys[k] = true
-	top.key = k
+	top.key, top.keyed = k, true
 	if len(sc.stack) <= maxIndexDepth {
 		sc.ix.offsets[p] = sc.dec.InputOffset()
 	}

@@ -20,7 +20,7 @@ import (
 // workspaces do not depend on b, the activations kept for the backward pass
 // grow with it. Under k-step gradient accumulation (SJF-BSBF, Luo et al.,
 // IWQoS 2024) a step runs k sub-batches of b/k, so the need is
-// fixed + (memory(b) − fixed)/k: models.AccumMemory with
+// fixed + (memory(b) − fixed)/k: models.Environment.AccumMemory with
 // JobType.MemoryGB = memory(b) and JobType.FixedMemoryGB = fixed.
 //
 // FitMemory fits fixed and perSample by least squares over the batch sizes

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"fairbench/models"
+	"fairbench/models/catalogue"
 )
 
 // LoadMatrix reads the figures of a calibration record (<name>.calibration.json)
@@ -61,7 +62,7 @@ func readInput(path string, declared []GPUDecl) (*input, error) {
 		return in, nil
 	}
 	ts := typeSet{declared: declared}
-	m, err := models.ReadGavelThroughputsFor(bytes.NewReader(data), path, ts.modelTypes())
+	m, err := catalogue.ReadGavelThroughputsFor(bytes.NewReader(data), path, ts.modelTypes())
 	if err != nil {
 		if strings.Contains(err.Error(), "GPU") {
 			err = fmt.Errorf("%w (declare a GPU type the catalogue lacks with --gpu-types FILE: a datasheet file, profile or scenario with a gpu_types list)", err)
@@ -81,7 +82,7 @@ func LoadMatrixData(data []byte, name string, declared []GPUDecl) (*models.Matri
 		}
 		return r.Matrix("fairbench calibration " + filepath.Base(name)), nil
 	}
-	return models.ReadGavelThroughputsFor(bytes.NewReader(data), name, typeSet{declared: declared}.modelTypes())
+	return catalogue.ReadGavelThroughputsFor(bytes.NewReader(data), name, typeSet{declared: declared}.modelTypes())
 }
 
 // Change is one figure a merge replaced.

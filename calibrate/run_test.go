@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"fairbench/models"
+	"fairbench/models/catalogue"
 )
 
 // fakeProbe is a machine with n identical GPUs whose power grows 1 W per
@@ -120,7 +121,7 @@ func TestFakeWorkloadOK(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := models.ReadGavelThroughputs(bytes.NewReader(data), "fake.throughputs.json")
+	m, err := catalogue.ReadGavelThroughputs(bytes.NewReader(data), "fake.throughputs.json")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -170,7 +171,7 @@ func TestFakeWorkloadFailuresAreReported(t *testing.T) {
 				t.Fatalf("out of memory is not a failure: %v", err)
 			}
 			data, _ := os.ReadFile(filepath.Join(dir, "fake.throughputs.json"))
-			m, rerr := models.ReadGavelThroughputs(bytes.NewReader(data), "x")
+			m, rerr := catalogue.ReadGavelThroughputs(bytes.NewReader(data), "x")
 			if rerr != nil {
 				t.Fatal(rerr)
 			}
@@ -261,7 +262,7 @@ func TestInterruptLeavesValidFiles(t *testing.T) {
 		t.Errorf("record on disk: interrupted %v complete %v entries %d", back.Interrupted, back.Complete, len(back.Entries))
 	}
 	data, _ := os.ReadFile(r.MatrixPath())
-	m, err := models.ReadGavelThroughputs(bytes.NewReader(data), "x")
+	m, err := catalogue.ReadGavelThroughputs(bytes.NewReader(data), "x")
 	if err != nil || m.Len() != 1 {
 		t.Fatalf("matrix on disk: %v, %d figures", err, m.Len())
 	}

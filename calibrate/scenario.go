@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"fairbench/models"
+	"fairbench/models/catalogue"
 )
 
 // phillyGangs is the gang size distribution of Gavel's Philly-derived
@@ -45,7 +46,7 @@ func ScenarioFor(rep *MergeReport, path string, inputs []string) ([]byte, error)
 		return nil, fmt.Errorf("calibrate: scenario: the inputs have no positive throughput figure to simulate")
 	}
 	// The matrix a scenario sees: the catalogue's, with the output over it.
-	all := models.Catalogue().Matrix
+	all := catalogue.Builtin().Matrix
 	all.Merge(out)
 	gpus := map[string]bool{}
 	gangs := map[int]bool{}
@@ -103,7 +104,7 @@ func ScenarioFor(rep *MergeReport, path string, inputs []string) ([]byte, error)
 // newJobTypes lists m's job types the catalogue lacks, sorted.
 func newJobTypes(m *models.Matrix) []string {
 	known := map[string]bool{}
-	for _, t := range models.Catalogue().JobTypes {
+	for _, t := range catalogue.Builtin().JobTypes {
 		known[t.Name] = true
 	}
 	var out []string

@@ -273,8 +273,7 @@ func realise(subj *Subject, cfg *Config, snap *models.Snapshot, d *fairness.Divi
 		j.Steps = math.Max(1, best*horizon*1.5)
 		jobs = append(jobs, j)
 	}
-	sc := sim.Config{Cluster: snap.Cluster, Users: snap.Users, Jobs: jobs, Matrix: snap.Matrix,
-		JobTypes: snap.JobTypes, Round: round, DefaultSlowdown: cfg.Slowdown}
+	sc := sim.Config{Environment: snap.Environment, Users: snap.Users, Jobs: jobs, Round: round, DefaultSlowdown: cfg.Slowdown}
 	tr, _, err := simulate(sc, p, []float64{horizon})
 	if err != nil {
 		return nil, fmt.Errorf("policy %s: %w", subj.Name, err)

@@ -5,6 +5,7 @@ package check
 // gives the commands).
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"os"
@@ -13,6 +14,7 @@ import (
 	"time"
 
 	"fairbench/models"
+	"fairbench/models/catalogue"
 	"fairbench/solvers/registry"
 )
 
@@ -41,7 +43,7 @@ func FuzzReplayFile(f *testing.F) {
 	f.Add([]byte(`{"servers":[{"type":"V100","count":1,"gpus_per_server":2}],"users":[{"name":"a","weight":1}],"jobs":[{"id":1,"user":"a","gang":1,"steps":10,"last_type":"V100","last_gpus":[9],"throughputs":{"V100":1}}]}`))
 	reg := registry.Default()
 	f.Fuzz(func(t *testing.T, data []byte) {
-		in, err := models.DecodeInstance(data, false, models.Catalogue().GPUTypes)
+		in, err := models.DecodeInstance(data, false, catalogue.Builtin().GPUTypes)
 		if err != nil {
 			return
 		}
@@ -99,5 +101,37 @@ func FuzzExecAnswer(f *testing.F) {
 		if _, err := json.Marshal(a); err != nil {
 			t.Fatalf("accepted allocation does not encode: %v", err)
 		}
+	})
+}
+
+// FuzzBaseline reads arbitrary bytes as a baseline file (the CI gate's
+// input): reading either fails with an error, or gives a baseline whose own
+// encoding reads back to the same bytes and that compares against an empty
+// matrix without panicking.
+func FuzzBaseline(f *testing.F) {
+	if b, err := os.ReadFile("baseline.json"); err == nil {
+		f.Add(b)
+	}
+	f.Add([]byte(`{"format":"fairbench-baseline/1","budget":{},"claims":[]}`))
+	f.Add([]byte(`{"format":"fairbench-baseline/1","claims":[{"policy":"p","property":"envy-free","status":"holds","unconditional":"violated"}]}`))
+	f.Add([]byte(`{"format":"x"}{}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		b, err := ReadBaseline(bytes.NewReader(data))
+		if err != nil {
+			return
+		}
+		once, err := b.JSON()
+		if err != nil {
+			t.Fatalf("a baseline that was read does not encode: %v", err)
+		}
+		again, err := ReadBaseline(bytes.NewReader(once))
+		if err != nil {
+			t.Fatalf("a baseline's own encoding does not read back: %v\n%s", err, once)
+		}
+		twice, err := again.JSON()
+		if err != nil || !bytes.Equal(once, twice) {
+			t.Fatalf("encoding is not stable (%v):\n%s\n%s", err, once, twice)
+		}
+		_ = again.Compare(&Matrix{})
 	})
 }

@@ -135,7 +135,7 @@ func bestFixed(sc sim.Config, pace map[models.JobID]float64) (float64, error) {
 		time := lp.Row{Name: fmt.Sprintf("time %d", j.ID), Lower: -inf, Upper: 1}
 		floor := lp.Row{Name: fmt.Sprintf("pace %d", j.ID), Lower: pace[j.ID] * (1 - 1e-9), Upper: inf}
 		for g, t := range types {
-			tp := models.ThroughputOn(sc.Cluster, sc.Matrix, sc.JobTypes, j, t)
+			tp := sc.Throughput(j, t)
 			if tp <= 0 {
 				continue
 			}

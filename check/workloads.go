@@ -184,8 +184,7 @@ func (w *Workload) simConfig(cfg *Config, before float64) (sim.Config, *models.S
 			jobs = append(jobs, snap.Jobs[i].Job)
 		}
 	}
-	return sim.Config{Cluster: snap.Cluster, Users: snap.Users, Jobs: jobs, Matrix: snap.Matrix,
-		JobTypes: snap.JobTypes, Round: snap.RoundLength, DefaultSlowdown: cfg.Slowdown}, snap, nil
+	return sim.Config{Environment: snap.Environment, Users: snap.Users, Jobs: jobs, Round: snap.RoundLength, DefaultSlowdown: cfg.Slowdown}, snap, nil
 }
 
 // staticRun simulates a static workload up to the longest of horizons
@@ -216,7 +215,7 @@ func fairPace(sc sim.Config) map[models.JobID]float64 {
 	out := map[models.JobID]float64{}
 	n := float64(len(sc.Jobs))
 	for i := range sc.Jobs {
-		out[sc.Jobs[i].ID] = models.EqualShareThroughput(sc.Cluster, sc.Matrix, sc.JobTypes, &sc.Jobs[i], 1/n)
+		out[sc.Jobs[i].ID] = sc.EqualShareThroughput(&sc.Jobs[i], 1/n)
 	}
 	return out
 }

@@ -216,7 +216,7 @@ func pairFactor(s *models.Snapshot, j, other *models.JobState, t string, slowdow
 func accumFactor(s *models.Snapshot, j *models.JobState, as models.Assignment) float64 {
 	iso := s.Throughput(&j.Job, as.Type)
 	for _, p := range []models.Placement{models.Consolidated, models.Spread} {
-		if t, ok := models.AccumThroughput(s.JobTypes, s.Matrix, &j.Job, as.Type, p, as.Accum); ok && iso > 0 {
+		if t, ok := s.AccumThroughput(&j.Job, as.Type, p, as.Accum); ok && iso > 0 {
 			return t / iso
 		}
 	}

@@ -92,8 +92,8 @@ func fftScale(b *testing.B) *models.Snapshot {
 			Steps: minutes * 60 * 5 * float64(gang), Arrival: time.Duration(float64(now) * float64(i) / fftJobs)},
 			FirstRun: -1}
 	}
-	s := &models.Snapshot{Now: now, RoundLength: 300 * time.Second, Cluster: c, Users: []models.User{{Name: "u", Weight: 1}},
-		Jobs: jobs, Matrix: m, JobTypes: jts}
+	s := &models.Snapshot{Now: now, RoundLength: 300 * time.Second, Environment: models.Environment{Cluster: c, Matrix: m, JobTypes: jts}, Users: []models.User{{Name: "u", Weight: 1}},
+		Jobs: jobs}
 	// A first decision sets who is running, then one round passes.
 	p, err := fft.New(solvers.Config{})
 	if err != nil {

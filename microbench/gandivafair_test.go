@@ -80,7 +80,7 @@ func gandivaInstance(b *testing.B) *models.Snapshot {
 		}
 	}
 	return &models.Snapshot{Now: 3600 * time.Second, Round: 10, RoundLength: 360 * time.Second, Trigger: models.AtRound,
-		Cluster: c, Users: users, Jobs: jobs, Matrix: m, JobTypes: map[string]models.JobType{}}
+		Environment: models.Environment{Cluster: c, Matrix: m, JobTypes: map[string]models.JobType{}}, Users: users, Jobs: jobs}
 }
 
 // advance applies a to s as the simulator would and moves s one round on.

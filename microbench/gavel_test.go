@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"fairbench/models"
+	"fairbench/models/catalogue"
 	"fairbench/solvers"
 	"fairbench/solvers/gavel"
 	"fairbench/solvers/lp"
@@ -40,7 +41,7 @@ var gavelTypes = []string{"V100", "P100", "K80"}
 // the Philly generator draws them), from a fixed seed.
 func gavelSnapshot(tb testing.TB, n int) *models.Snapshot {
 	tb.Helper()
-	cat := models.Catalogue()
+	cat := catalogue.Builtin()
 	var servers []models.Server
 	for _, g := range gavelTypes {
 		for k := 0; k < n/16; k++ {
@@ -60,7 +61,7 @@ func gavelSnapshot(tb testing.TB, n int) *models.Snapshot {
 		for _, t := range cat.JobTypes {
 			j := models.Job{Type: t.Name, Gang: gang}
 			for _, g := range gavelTypes {
-				if models.ThroughputOn(c, cat.Matrix, types, &j, g) > 0 {
+				if (models.Environment{Cluster: c, Matrix: cat.Matrix, JobTypes: types}).Throughput(&j, g) > 0 {
 					byGang[gang] = append(byGang[gang], t.Name)
 					break
 				}
@@ -68,8 +69,7 @@ func gavelSnapshot(tb testing.TB, n int) *models.Snapshot {
 		}
 	}
 	r := rand.New(rand.NewPCG(2048, 1536))
-	s := &models.Snapshot{Cluster: c, Users: []models.User{{Name: "u", Weight: 1}}, Matrix: cat.Matrix, JobTypes: types,
-		RoundLength: 360 * time.Second}
+	s := &models.Snapshot{Environment: models.Environment{Cluster: c, Matrix: cat.Matrix, JobTypes: types}, Users: []models.User{{Name: "u", Weight: 1}}, RoundLength: 360 * time.Second}
 	for i := 0; i < n; i++ {
 		u, gang := r.Float64(), 8
 		switch {

@@ -39,8 +39,7 @@ func build(b testing.TB, spec scenarios.Spec, seed int64) sim.Config {
 	if err != nil {
 		b.Fatal(err)
 	}
-	return sim.Config{Cluster: w.Cluster, Users: w.Users, Jobs: w.Jobs, Matrix: w.Matrix, JobTypes: w.JobTypes,
-		Round: w.Round, Costs: sim.Costs{PerType: w.Restore, BandwidthGBps: w.BandwidthGBPerSecond}}
+	return sim.Config{Environment: w.Environment, Users: w.Users, Jobs: w.Jobs, Round: w.Round, Costs: sim.Costs{PerType: w.Restore, BandwidthGBps: w.BandwidthGBPerSecond}}
 }
 
 func policy(b testing.TB, name string) solvers.Policy {

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"fairbench/models"
+	"fairbench/models/catalogue"
 	"fairbench/solvers"
 	"fairbench/solvers/sjfbsbf"
 )
@@ -20,7 +21,7 @@ import (
 // running jobs: the decision's worst case.
 func sjfbsbfSnapshot(b *testing.B) *models.Snapshot {
 	b.Helper()
-	cat := models.Catalogue()
+	cat := catalogue.Builtin()
 	types := []string{}
 	jt := map[string]models.JobType{}
 	for _, t := range cat.JobTypes {
@@ -41,9 +42,11 @@ func sjfbsbfSnapshot(b *testing.B) *models.Snapshot {
 	}
 	rng := rand.New(rand.NewPCG(1, 2))
 	gang := func() int { return []int{1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 2, 2, 4, 4, 4, 8}[rng.IntN(20)] }
-	runnable := func(j *models.Job, gpu string) bool { return models.ThroughputOn(c, cat.Matrix, jt, j, gpu) > 0 }
-	s := &models.Snapshot{Now: 100 * time.Hour, Cluster: c, Users: []models.User{{Name: "u", Weight: 1}},
-		Matrix: cat.Matrix, JobTypes: jt, RoundLength: 360 * time.Second, Trigger: models.AtArrival}
+	runnable := func(j *models.Job, gpu string) bool {
+		return models.Environment{Cluster: c, Matrix: cat.Matrix, JobTypes: jt}.Throughput(j, gpu) > 0
+	}
+	s := &models.Snapshot{Now: 100 * time.Hour, Environment: models.Environment{Cluster: c, Matrix: cat.Matrix, JobTypes: jt}, Users: []models.User{{Name: "u", Weight: 1}},
+		RoundLength: 360 * time.Second, Trigger: models.AtArrival}
 	id := 0
 	newJob := func(g int) models.JobState {
 		for {

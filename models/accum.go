@@ -18,7 +18,8 @@ import (
 // not a whole number or no job type of the same model was measured at it:
 // the batch-size curve is the matrix's own figures, never an extrapolation.
 // k ≤ 1 is the job's ordinary throughput.
-func AccumThroughput(types map[string]JobType, m *Matrix, j *Job, gpu string, p Placement, k int) (float64, bool) {
+func (e Environment) AccumThroughput(j *Job, gpu string, p Placement, k int) (float64, bool) {
+	types, m := e.JobTypes, e.Matrix
 	if k <= 1 {
 		f, ok := m.Lookup(Key{Job: j.Type, GPU: gpu, Gang: j.Gang, Placement: p})
 		return f.Value, ok && f.Value > 0
@@ -44,11 +45,11 @@ func AccumThroughput(types map[string]JobType, m *Matrix, j *Job, gpu string, p 
 // accumulation: the part that does not depend on the batch (weights,
 // gradients, optimizer state, workspace: JobType.FixedMemoryGB) plus the
 // rest divided by k. k ≤ 1 is MemoryNeed. 0 means unknown.
-func AccumMemory(types map[string]JobType, j *Job, k int) float64 {
-	need := MemoryNeed(types, j)
+func (e Environment) AccumMemory(j *Job, k int) float64 {
+	need := e.MemoryNeed(j)
 	if k <= 1 || need == 0 {
 		return need
 	}
-	fixed := min(types[j.Type].FixedMemoryGB, need)
+	fixed := min(e.JobTypes[j.Type].FixedMemoryGB, need)
 	return fixed + (need-fixed)/float64(k)
 }

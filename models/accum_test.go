@@ -30,19 +30,19 @@ func TestAccumulation(t *testing.T) {
 		{3, 0, false},      // 64/3 is not a whole batch
 	}
 	for _, c := range cases {
-		got, ok := AccumThroughput(types, m, j, "V100", Consolidated, c.k)
+		got, ok := Environment{JobTypes: types, Matrix: m}.AccumThroughput(j, "V100", Consolidated, c.k)
 		if ok != c.ok || math.Abs(got-c.want) > 1e-12 {
 			t.Errorf("k=%d: %v %v, want %v %v", c.k, got, ok, c.want, c.ok)
 		}
 	}
 	// Memory: 4 GB fixed + 16 GB of activations / k: k=2 → 12, k=4 → 8.
 	for k, want := range map[int]float64{1: 20, 2: 12, 4: 8} {
-		if got := AccumMemory(types, j, k); got != want {
+		if got := (Environment{JobTypes: types}).AccumMemory(j, k); got != want {
 			t.Errorf("memory k=%d: %v, want %v", k, got, want)
 		}
 	}
 	// No fixed part known: all of it shrinks: 8 / 2 = 4.
-	if got := AccumMemory(types, &Job{Type: "S (10)"}, 2); got != 4 {
+	if got := (Environment{JobTypes: types}).AccumMemory(&Job{Type: "S (10)"}, 2); got != 4 {
 		t.Errorf("memory without a fixed part: %v, want 4", got)
 	}
 }

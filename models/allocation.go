@@ -23,7 +23,9 @@ type Assignment struct {
 // Allocation is a policy's decision. It is integral (Run: which gangs run now,
 // in priority order) or fractional (Fractions: the share of time each job
 // should spend on each GPU type, Gavel-style, which the simulator's round
-// mechanism turns into placements). A policy sets one of the two.
+// mechanism turns into placements). A policy sets one of the two. Kind
+// reads which of the three kinds (WholeGPUs, CoLocated, TimeShares) the
+// fields ask for; the simulator realises each by its own mechanism.
 type Allocation struct {
 	Run       []Assignment                 `json:"run,omitempty"`
 	Fractions map[JobID]map[string]float64 `json:"fractions,omitempty"`
@@ -59,6 +61,53 @@ const MaxJobsPerGPU = 2
 // Fractional reports whether a carries time fractions rather than placements.
 func (a Allocation) Fractional() bool { return len(a.Fractions) > 0 || len(a.Shared) > 0 }
 
+// Kind is one of the three kinds of allocation: WholeGPUs, CoLocated or
+// TimeShares. Each asks the simulator for its own mechanism: whole GPUs are
+// placed once and kept until the next decision; co-located gangs are placed
+// the same way but two jobs may share a GPU; time shares are realised round
+// by round by Gavel's round mechanism (sim.PlanRound). An Allocation says
+// which kind it is through the fields it sets (Allocation.Kind), which keeps
+// one JSON form for every policy, external ones included.
+type Kind interface{ kind() }
+
+// WholeGPUs runs each assigned gang on GPUs of its own (no GPU holds two
+// jobs) until the next decision.
+type WholeGPUs struct{ Run []Assignment }
+
+// CoLocated runs each assigned gang on whole GPUs until the next decision,
+// where two jobs (at most MaxJobsPerGPU) may share a GPU whose memory holds
+// both, each at its co-located throughput (SJF-BSBF's sharing).
+type CoLocated struct{ Run []Assignment }
+
+// TimeShares asks for the share of time each job should spend on each GPU
+// type, and each pair (Pairs, Gavel's las-ss) together on the same GPUs.
+// Capped makes the shares upper bounds as well as targets (the isolated
+// baseline; not Gavel's, whose mechanism lets jobs use idle GPUs).
+type TimeShares struct {
+	Fractions map[JobID]map[string]float64
+	Pairs     []SharedFraction
+	Capped    bool
+}
+
+func (WholeGPUs) kind()  {}
+func (CoLocated) kind()  {}
+func (TimeShares) kind() {}
+
+// Kind is the kind a asks for: TimeShares when it carries fractions or
+// shared fractions, else CoLocated when Colocate is set, else WholeGPUs
+// (an empty allocation runs nothing). Feasible refuses an allocation that
+// sets both placements and fractions.
+func (a Allocation) Kind() Kind {
+	switch {
+	case a.Fractional():
+		return TimeShares{Fractions: a.Fractions, Pairs: a.Shared, Capped: a.Capped}
+	case a.Colocate:
+		return CoLocated{Run: a.Run}
+	default:
+		return WholeGPUs{Run: a.Run}
+	}
+}
+
 // FractionTolerance is the slack allowed on the sums of an LP's fractions.
 const FractionTolerance = 1e-6
 
@@ -93,9 +142,18 @@ func Feasible(s *Snapshot, a Allocation) error {
 	if len(a.Run) > 0 && a.Fractional() {
 		return &Violation{Constraint: "form", Job: -1, Detail: "allocation sets both placements and fractions"}
 	}
-	if a.Fractional() {
-		return feasibleFractions(s, a.Fractions, a.Shared)
+	switch k := a.Kind().(type) {
+	case TimeShares:
+		return feasibleFractions(s, k.Fractions, k.Pairs)
+	case CoLocated:
+		return feasibleRun(s, k.Run, true)
+	default:
+		return feasibleRun(s, a.Run, false)
 	}
+}
+
+// feasibleRun checks placements: colocate lets two jobs share a GPU.
+func feasibleRun(s *Snapshot, run []Assignment, colocate bool) error {
 	used := map[string]int{}
 	seen := map[JobID]bool{}
 	type sharer struct {
@@ -103,7 +161,7 @@ func Feasible(s *Snapshot, a Allocation) error {
 		accum int
 	}
 	owners := map[int][]sharer{}
-	for _, as := range a.Run {
+	for _, as := range run {
 		j, ok := s.Job(as.Job)
 		if !ok {
 			return &Violation{Constraint: "active job", Job: as.Job, Detail: "no such active job"}
@@ -141,7 +199,7 @@ func Feasible(s *Snapshot, a Allocation) error {
 			}
 			if o := owners[g]; len(o) > 0 {
 				switch {
-				case !a.Colocate:
+				case !colocate:
 					return &Violation{Constraint: "double-booked", Job: as.Job, Type: as.Type,
 						Detail: fmt.Sprintf("GPU %d also given to job %d", g, o[0].job.ID)}
 				case len(o) >= MaxJobsPerGPU:
@@ -173,12 +231,12 @@ func accumRunnable(s *Snapshot, j *JobState, as Assignment) error {
 	if !ok || s.Cluster.Capacity(as.Type) < j.Gang {
 		return &Violation{Constraint: "runnable", Job: j.ID, Type: as.Type, Detail: "no such GPU type, or too few GPUs"}
 	}
-	if need := AccumMemory(s.JobTypes, &j.Job, as.Accum); need > t.MemoryGB {
+	if need := s.AccumMemory(&j.Job, as.Accum); need > t.MemoryGB {
 		return &Violation{Constraint: "memory", Job: j.ID, Type: as.Type,
 			Detail: fmt.Sprintf("needs %g GB with %d-step accumulation, a %s has %g GB", need, as.Accum, as.Type, t.MemoryGB)}
 	}
 	for _, p := range []Placement{Consolidated, Spread} {
-		if _, ok := AccumThroughput(s.JobTypes, s.Matrix, &j.Job, as.Type, p, as.Accum); ok {
+		if _, ok := s.AccumThroughput(&j.Job, as.Type, p, as.Accum); ok {
 			return nil
 		}
 	}
@@ -192,7 +250,7 @@ func accumRunnable(s *Snapshot, j *JobState, as Assignment) error {
 // throughput of 0).
 func pairFits(s *Snapshot, a, b *JobState, ka, kb int, typ string) error {
 	t, _ := s.Cluster.Type(typ)
-	if need := AccumMemory(s.JobTypes, &a.Job, ka) + AccumMemory(s.JobTypes, &b.Job, kb); need > t.MemoryGB && !measuredTogether(s, a, b, ka, kb, typ) {
+	if need := s.AccumMemory(&a.Job, ka) + s.AccumMemory(&b.Job, kb); need > t.MemoryGB && !measuredTogether(s, a, b, ka, kb, typ) {
 		return &Violation{Constraint: "memory", Job: b.ID, Type: t.Name,
 			Detail: fmt.Sprintf("jobs %d and %d need %g GB together on a %s GPU, which has %g GB", a.ID, b.ID, need, t.Name, t.MemoryGB)}
 	}
@@ -212,7 +270,7 @@ func pairFits(s *Snapshot, a, b *JobState, ka, kb int, typ string) error {
 // that GPU, which is direct evidence that they fit in its memory. It
 // overrides the job types' memory figures, which are upper bounds (a
 // process's whole footprint, allocator cache included; see
-// catalogue_memory.go).
+// models/catalogue/memory.go).
 func measuredTogether(s *Snapshot, a, b *JobState, ka, kb int, typ string) bool {
 	if ka > 1 || kb > 1 {
 		return false

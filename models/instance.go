@@ -101,7 +101,7 @@ func (in *Instance) Snapshot(defaultTypes []GPUType) (*Snapshot, error) {
 	}
 	s := &Snapshot{
 		Now: Seconds(in.Time), Round: in.Round, RoundLength: Seconds(round), Trigger: AtRound,
-		Cluster: c, Users: in.Users, Matrix: NewMatrix(), JobTypes: map[string]JobType{},
+		Environment: Environment{Cluster: c, Matrix: NewMatrix(), JobTypes: map[string]JobType{}}, Users: in.Users,
 	}
 	for _, jt := range in.JobTypes {
 		s.JobTypes[jt.Name] = jt

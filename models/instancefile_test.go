@@ -1,6 +1,8 @@
-package models
+package models_test
 
 import (
+	"fairbench/models"
+	"fairbench/models/catalogue"
 	"strings"
 	"testing"
 )
@@ -35,15 +37,15 @@ func TestDecodeInstanceRefuses(t *testing.T) {
 		{"empty", "", "empty: no instance", false},
 	}
 	for _, c := range cases {
-		_, err := DecodeInstance([]byte(c.text), c.yaml, catalogueGPUTypes)
+		_, err := models.DecodeInstance([]byte(c.text), c.yaml, catalogue.Builtin().GPUTypes)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: got %v, want %q", c.name, err, c.want)
 		}
 	}
-	if _, err := DecodeInstance([]byte(job("")), false, catalogueGPUTypes); err != nil {
+	if _, err := models.DecodeInstance([]byte(job("")), false, catalogue.Builtin().GPUTypes); err != nil {
 		t.Errorf("valid instance refused: %v", err)
 	}
-	if _, err := DecodeInstance([]byte("servers: [{type: V100, count: 1, gpus_per_server: 1}]\nusers: [{name: a, weight: 1}]\njobs: []\n---\n"), true, catalogueGPUTypes); err != nil {
+	if _, err := models.DecodeInstance([]byte("servers: [{type: V100, count: 1, gpus_per_server: 1}]\nusers: [{name: a, weight: 1}]\njobs: []\n---\n"), true, catalogue.Builtin().GPUTypes); err != nil {
 		t.Errorf("a trailing empty YAML document refused: %v", err)
 	}
 }

@@ -9,44 +9,82 @@ import (
 // capping each at its demand and handing what a capped claimant cannot use to
 // the others (weighted max-min fairness, "water-filling"). Weights must be
 // positive; the result has one share per claimant and sums to
-// min(capacity, Σ demands).
+// min(capacity, Σ demands). It runs a Filling to the end.
 func WaterFill(capacity float64, weights, demands []float64) []float64 {
-	share := make([]float64, len(weights))
-	open := make([]int, 0, len(weights))
+	f := NewFilling(capacity, weights, demands)
+	for f.Step() != nil {
+	}
+	return f.Share
+}
+
+// Filling is water-filling in progress, one level at a time: at each step
+// the claimants still open share what is left in proportion to their
+// weights; those whose remaining demand is at most their proportional share
+// are capped at their demand and leave, and the level rises again with what
+// they did not use. When none is capped, the open ones take their
+// proportional shares and the filling ends. A caller that needs to act
+// between levels (to log them, or to re-solve with the capped claimants
+// frozen) steps it itself; WaterFill runs it to the end.
+type Filling struct {
+	// Weights and Demands are the claimants'; Share is what each has so far.
+	Weights, Demands, Share []float64
+	// Left is the capacity not yet handed out.
+	Left float64
+	open []int // claimants not capped yet, in index order
+}
+
+// NewFilling starts water-filling capacity over claimants with the given
+// weights (positive) and demands; claimants with no demand never open.
+func NewFilling(capacity float64, weights, demands []float64) *Filling {
+	f := &Filling{Weights: weights, Demands: demands, Share: make([]float64, len(weights)), Left: capacity,
+		open: make([]int, 0, len(weights))}
 	for i := range weights {
 		if demands[i] > 0 {
-			open = append(open, i)
+			f.open = append(f.open, i)
 		}
 	}
-	left := capacity
-	for len(open) > 0 && left > 1e-12 {
-		wsum := 0.0
-		for _, i := range open {
-			wsum += weights[i]
-		}
-		// Claimants whose remaining demand is below their proportional
-		// share are capped; the rest get their proportional share.
-		var capped, rest []int
-		for _, i := range open {
-			if demands[i]-share[i] <= left*weights[i]/wsum {
-				capped = append(capped, i)
-			} else {
-				rest = append(rest, i)
-			}
-		}
-		if len(capped) == 0 {
-			for _, i := range open {
-				share[i] += left * weights[i] / wsum
-			}
-			break
-		}
-		for _, i := range capped {
-			left -= demands[i] - share[i]
-			share[i] = demands[i]
-		}
-		open = rest
+	return f
+}
+
+// Open is the claimants not capped yet, in index order (not to be modified).
+func (f *Filling) Open() []int { return f.open }
+
+// Done reports whether the filling has ended: no claimant is open, or the
+// capacity is used up.
+func (f *Filling) Done() bool { return len(f.open) == 0 || f.Left <= 1e-12 }
+
+// Step raises the level once and returns the claimants it capped at their
+// demand, in index order; nil when the filling is done, including when this
+// step gave every open claimant its proportional share and ended it.
+func (f *Filling) Step() []int {
+	if f.Done() {
+		return nil
 	}
-	return share
+	wsum := 0.0
+	for _, i := range f.open {
+		wsum += f.Weights[i]
+	}
+	var capped, rest []int
+	for _, i := range f.open {
+		if f.Demands[i]-f.Share[i] <= f.Left*f.Weights[i]/wsum {
+			capped = append(capped, i)
+		} else {
+			rest = append(rest, i)
+		}
+	}
+	if len(capped) == 0 {
+		for _, i := range f.open {
+			f.Share[i] += f.Left * f.Weights[i] / wsum
+		}
+		f.open, f.Left = nil, 0
+		return nil
+	}
+	for _, i := range capped {
+		f.Left -= f.Demands[i] - f.Share[i]
+		f.Share[i] = f.Demands[i]
+	}
+	f.open = rest
+	return capped
 }
 
 // EqualShareThroughput is the steps per second job j reaches when it owns the
@@ -55,14 +93,15 @@ func WaterFill(capacity float64, weights, demands []float64) []float64 {
 // greedy fill of the fastest types first is optimal for this fractional
 // knapsack. With f = 1/n it is the "equal split" throughput of Gavel's
 // max-min fairness and the isolated throughput of Themis' finish-time fairness.
-func EqualShareThroughput(c *Cluster, m *Matrix, types map[string]JobType, j *Job, f float64) float64 {
+func (e Environment) EqualShareThroughput(j *Job, f float64) float64 {
+	c := e.Cluster
 	type opt struct {
 		t   float64
 		cap float64
 	}
 	var opts []opt
 	for _, g := range c.TypeNames() {
-		if t := ThroughputOn(c, m, types, j, g); t > 0 {
+		if t := e.Throughput(j, g); t > 0 {
 			opts = append(opts, opt{t, f * float64(c.Capacity(g)) / float64(j.Gang)})
 		}
 	}

@@ -69,13 +69,12 @@ type Snapshot struct {
 	Round       int
 	RoundLength time.Duration
 	Trigger     Trigger
-	Cluster     *Cluster
-	Users       []User
+	// Environment is the cluster, the throughput matrix and the job types.
+	Environment
+	Users []User
 	// Jobs are the active jobs (arrived and unfinished), ordered by arrival
 	// time and then ID.
-	Jobs     []JobState
-	Matrix   *Matrix
-	JobTypes map[string]JobType
+	Jobs []JobState
 
 	index  map[JobID]int // built on first use by Job
 	sorted bool          // Jobs are sorted by ID
@@ -119,53 +118,4 @@ func (s *Snapshot) User(name string) (User, bool) {
 		}
 	}
 	return User{}, false
-}
-
-// Throughput is the steps per second job j would get with its whole gang on
-// GPU type gpu: the consolidated figure when the gang fits in one server of
-// that type, else the spread figure; 0 when the job cannot run there (no
-// measured figure, or not enough memory).
-func (s *Snapshot) Throughput(j *Job, gpu string) float64 {
-	return ThroughputOn(s.Cluster, s.Matrix, s.JobTypes, j, gpu)
-}
-
-// ThroughputOn is Snapshot.Throughput without a snapshot.
-func ThroughputOn(c *Cluster, m *Matrix, types map[string]JobType, j *Job, gpu string) float64 {
-	t, ok := c.Type(gpu)
-	if !ok || !FitsMemory(types, j, t) {
-		return 0
-	}
-	if c.Capacity(gpu) < j.Gang {
-		return 0
-	}
-	p := Consolidated
-	if j.Gang > c.MaxServerGPUs(gpu) {
-		p = Spread
-	}
-	return m.Throughput(Key{Job: j.Type, GPU: gpu, Gang: j.Gang, Placement: p})
-}
-
-// MemoryNeed is the per-worker memory j needs: its own figure, else its type's.
-func MemoryNeed(types map[string]JobType, j *Job) float64 {
-	if j.MemoryGB > 0 {
-		return j.MemoryGB
-	}
-	return types[j.Type].MemoryGB
-}
-
-// FitsMemory reports whether one worker of j fits in a GPU of type t.
-func FitsMemory(types map[string]JobType, j *Job, t GPUType) bool {
-	return MemoryNeed(types, j) <= t.MemoryGB
-}
-
-// BestThroughput is the highest throughput j gets on any type of the cluster,
-// with the type achieving it ("" and 0 when none can run it).
-func (s *Snapshot) BestThroughput(j *Job) (string, float64) {
-	best, bt := "", 0.0
-	for _, g := range s.Cluster.TypeNames() {
-		if t := s.Throughput(j, g); t > bt {
-			best, bt = g, t
-		}
-	}
-	return best, bt
 }

@@ -2,6 +2,7 @@ package models
 
 import (
 	"math"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -146,15 +147,15 @@ func TestEqualShareThroughput(t *testing.T) {
 	j := &Job{ID: 1, User: "a", Type: "m", Gang: 2, Steps: 1}
 	// f = 1/4: V100 share 4/4 = 1 GPU → x ≤ 1/2; K80 share 2 GPUs → x ≤ 1,
 	// capped by Σx ≤ 1: x_V100 = 1/2, x_K80 = 1/2 → 10/2 + 4/2 = 7.
-	if got := EqualShareThroughput(c, m, nil, j, 0.25); math.Abs(got-7) > 1e-12 {
+	if got := (Environment{Cluster: c, Matrix: m}).EqualShareThroughput(j, 0.25); math.Abs(got-7) > 1e-12 {
 		t.Errorf("f=1/4: %v, want 7", got)
 	}
 	// f = 1/8: V100 0.5 GPU → x ≤ 1/4; K80 1 GPU → x ≤ 1/2 → 2.5 + 2 = 4.5.
-	if got := EqualShareThroughput(c, m, nil, j, 0.125); math.Abs(got-4.5) > 1e-12 {
+	if got := (Environment{Cluster: c, Matrix: m}).EqualShareThroughput(j, 0.125); math.Abs(got-4.5) > 1e-12 {
 		t.Errorf("f=1/8: %v, want 4.5", got)
 	}
 	// f = 1: the whole V100 pool holds the gang twice: x_V100 = 1 → 10.
-	if got := EqualShareThroughput(c, m, nil, j, 1); got != 10 {
+	if got := (Environment{Cluster: c, Matrix: m}).EqualShareThroughput(j, 1); got != 10 {
 		t.Errorf("f=1: %v, want 10", got)
 	}
 }
@@ -169,5 +170,29 @@ func TestJain(t *testing.T) {
 		if got := Jain(c.xs); math.Abs(got-c.want) > 1e-12 {
 			t.Errorf("Jain(%v) = %v, want %v", c.xs, got, c.want)
 		}
+	}
+}
+
+// A Filling stepped by hand: capacity 9, equal weights, demands 1, 3.5, 10.
+// Level 1: 9/3 = 3 each; claimant 0 wants only 1 → capped, 8 left. Level 2:
+// 8/2 = 4 each; claimant 1 wants 3.5 → capped, 4.5 left. Level 3: claimant
+// 2 alone takes the 4.5 left (< 10) and the filling ends: shares 1, 3.5,
+// 4.5, nothing left.
+func TestFillingSteps(t *testing.T) {
+	t.Parallel()
+	f := NewFilling(9, []float64{1, 1, 1}, []float64{1, 3.5, 10})
+	for k, want := range [][]int{{0}, {1}, nil} {
+		if f.Done() {
+			t.Fatalf("level %d: done too early", k+1)
+		}
+		if got := f.Step(); !slices.Equal(got, want) {
+			t.Errorf("level %d: capped %v, want %v", k+1, got, want)
+		}
+	}
+	if !f.Done() || f.Left != 0 || !slices.Equal(f.Share, []float64{1, 3.5, 4.5}) || len(f.Open()) != 0 {
+		t.Errorf("end: done %v, left %v, shares %v, open %v; want true, 0, [1 3.5 4.5], []", f.Done(), f.Left, f.Share, f.Open())
+	}
+	if f.Step() != nil {
+		t.Error("a finished filling stepped again")
 	}
 }

@@ -10,6 +10,7 @@ import (
 
 	"fairbench/internal/atomicfile"
 	"fairbench/internal/input"
+	"fairbench/models"
 
 	"fairbench/scenarios"
 	"fairbench/sim"
@@ -55,8 +56,10 @@ func ExecuteContext(ctx context.Context, r scenarios.Run, o Options) (*Outcome, 
 		return nil, fmt.Errorf("run %s: %w", r.ID, err)
 	}
 	cfg := sim.Config{
-		Cluster: w.Cluster, Users: w.Users, Jobs: w.Jobs, Matrix: w.Matrix, JobTypes: w.JobTypes,
-		Round: w.Round, Costs: costs, Clock: o.Clock,
+		Environment: w.Environment, Users: w.Users, Jobs: w.Jobs, Round: w.Round, Costs: costs, Clock: o.Clock,
+	}
+	if m := w.Measure; m != (scenarios.MeasureSpec{}) {
+		cfg.Measure = &sim.Window{From: models.JobID(m.FromJob), To: models.JobID(m.ToJob)}
 	}
 	var log bytes.Buffer
 	if o.Events {

@@ -11,16 +11,20 @@ import (
 
 // Complete reads the result of run id from dir and reports whether it is
 // complete: the record parses, names the run, carries one result per job its
-// summary counts, and its per-job CSV is there with a row per job. Write
+// summary counts (every job, or at least those of its measured window), and
+// its per-job CSV is there with a row per job result. Write
 // writes the record last, so a record that passes was written after
 // everything else of its run.
 func Complete(dir, id string) (*Record, bool) {
 	rec, err := ReadRecord(filepath.Join(dir, id+".json"))
-	if err != nil || rec.ID != id || len(rec.Result.Jobs) != rec.Result.Summary.Jobs {
+	if err != nil || rec.ID != id {
+		return nil, false
+	}
+	if sm := rec.Result.Summary; len(rec.Result.Jobs) != sm.Jobs && (sm.Window == nil || len(rec.Result.Jobs) < sm.Jobs) {
 		return nil, false
 	}
 	csv, err := input.ReadFile(filepath.Join(dir, id+".jobs.csv"), input.MaxRecordBytes)
-	if err != nil || bytes.Count(csv, []byte("\n")) != rec.Result.Summary.Jobs+1 {
+	if err != nil || bytes.Count(csv, []byte("\n")) != len(rec.Result.Jobs)+1 {
 		return nil, false
 	}
 	return rec, true

@@ -8,6 +8,7 @@ import (
 
 	"fairbench/internal/input"
 	"fairbench/models"
+	"fairbench/models/catalogue"
 	"fairbench/solvers"
 )
 
@@ -32,7 +33,7 @@ func ReadInstance(path string) (*models.Instance, error) {
 		return nil, err
 	}
 	ext := strings.ToLower(filepath.Ext(path))
-	in, err := models.DecodeInstance(b, ext == ".yaml" || ext == ".yml", models.Catalogue().GPUTypes)
+	in, err := models.DecodeInstance(b, ext == ".yaml" || ext == ".yml", catalogue.Builtin().GPUTypes)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
@@ -51,7 +52,7 @@ func Solve(path, policy string, reg *solvers.Registry, seed int64) (*Decision, e
 	if policy == "" {
 		return nil, fmt.Errorf("%s: no policy given (use --policy; known: %v)", path, reg.Names())
 	}
-	snap, err := in.Snapshot(models.Catalogue().GPUTypes)
+	snap, err := in.Snapshot(catalogue.Builtin().GPUTypes)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}

@@ -8,6 +8,7 @@ import (
 
 	"fairbench/internal/input"
 	"fairbench/models"
+	"fairbench/models/catalogue"
 )
 
 // Workload is everything a simulation of one run needs.
@@ -16,21 +17,18 @@ type Workload struct {
 	Name string
 	// Seed is the seed the jobs were generated with.
 	Seed int64
-	// Cluster holds the spec's servers, group by group; its Types are the
-	// catalogue's GPU types that have servers, in catalogue order.
-	Cluster *models.Cluster
+	// Environment: Cluster holds the spec's servers, group by group, and its
+	// Types are the catalogue's GPU types that have servers, in catalogue
+	// order; Matrix is the catalogue's matrix with the throughput file's
+	// figures merged over it; JobTypes holds every job type of the catalogue
+	// and of the throughput file.
+	models.Environment
 	// Users are the tenants (see Spec.Users for the defaults).
 	Users []models.User
 	// Jobs are sorted by arrival time, then by generation or trace line
 	// order; IDs are 0..n−1 in that order. Every job can run on at least
 	// one GPU type of Cluster at its gang.
 	Jobs []models.Job
-	// Matrix is the catalogue's matrix with the throughput file's figures
-	// merged over it.
-	Matrix *models.Matrix
-	// JobTypes holds every job type of the catalogue and of the throughput
-	// file.
-	JobTypes map[string]models.JobType
 	// Round is the scheduling round length.
 	Round time.Duration
 	// BandwidthGBPerSecond is the checkpoint transfer bandwidth.
@@ -41,6 +39,9 @@ type Workload struct {
 	Restore map[string]time.Duration
 	// PolicyOptions maps a policy name to its options (see Options).
 	PolicyOptions map[string]map[string]any
+	// Measure is the window of job IDs the job metrics are over (zero:
+	// every job).
+	Measure MeasureSpec
 	// TraceSkipped counts trace lines skipped (Gavel scale factor 0).
 	TraceSkipped int
 	// UnrunnableSkipped counts trace jobs left out because they cannot run
@@ -61,7 +62,7 @@ func (s *Spec) Build(seed int64) (*Workload, error) {
 	cat := s.cat
 	if cat == nil {
 		decl := map[string]any{"gpu_types": s.gpuTypesAny(), "job_types": s.jobTypesAny()}
-		c, err := declareGPUTypes(models.Catalogue(), decl, nil, s.src)
+		c, err := declareGPUTypes(catalogue.Builtin(), decl, nil, s.src)
 		if err != nil {
 			return nil, err
 		}
@@ -94,9 +95,7 @@ func (s *Spec) Build(seed int64) (*Workload, error) {
 	w := &Workload{
 		Name:                 s.Name,
 		Seed:                 seed,
-		Cluster:              e.cluster,
-		Matrix:               e.matrix,
-		JobTypes:             e.jobTypes,
+		Environment:          e.environment(),
 		Round:                time.Duration(s.RoundSeconds) * time.Second,
 		BandwidthGBPerSecond: s.Preemption.BandwidthGBPerSecond,
 		Restore:              map[string]time.Duration{},
@@ -134,6 +133,12 @@ func (s *Spec) Build(seed int64) (*Workload, error) {
 		}
 	}
 	s.assignUsers(w, named, seed)
+	if m := s.Measure; m != (MeasureSpec{}) {
+		if m.ToJob > len(w.Jobs) {
+			return nil, s.src.locate(errf("measure.to_job", "must be at most the number of jobs built (%d), got %d", len(w.Jobs), m.ToJob))
+		}
+		w.Measure = m
+	}
 	for i := range w.Jobs {
 		if err := w.Jobs[i].Validate(); err != nil {
 			// The readers and the generator prevent this; an error (not a
@@ -147,12 +152,7 @@ func (s *Spec) Build(seed int64) (*Workload, error) {
 // tooLong explains why job j runs longer than models.MaxHorizon alone on its
 // fastest GPU type of the cluster; "" when it does not.
 func (e *env) tooLong(j *models.Job) string {
-	best, on := 0.0, ""
-	for _, g := range e.cluster.TypeNames() {
-		if t := models.ThroughputOn(e.cluster, e.matrix, e.jobTypes, j, g); t > best {
-			best, on = t, g
-		}
-	}
+	on, best := e.environment().BestThroughput(j)
 	if best <= 0 || j.Steps/best <= models.MaxHorizonSeconds {
 		return ""
 	}

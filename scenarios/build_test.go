@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"fairbench/models"
+	"fairbench/models/catalogue"
 )
 
 func TestBuildWorkload(t *testing.T) {
@@ -89,7 +90,7 @@ func TestBuildThroughputFile(t *testing.T) {
 		"throughputs: tp.json\nworkload: {jobs: 5, job_types: [Extra], gangs: [{size: 1, weight: 1}]}\n")
 	g, err := LoadWith(dir+"/s.yaml", testCatalog())
 	if err != nil {
-		t.Skipf("models.ReadGavelThroughputs not usable yet: %v", err)
+		t.Skipf("catalogue.ReadGavelThroughputs not usable yet: %v", err)
 	}
 	r := g.Runs[0]
 	if len(r.Inputs) != 1 || r.Inputs[0].Role != "throughputs" || r.Spec.Throughputs != dir+"/tp.json" {
@@ -139,7 +140,7 @@ func TestDefaultScenario(t *testing.T) {
 // catalogue once it holds the default cluster's GPU types.
 func TestDefaultWithCatalogue(t *testing.T) {
 	t.Parallel()
-	cat := models.Catalogue()
+	cat := catalogue.Builtin()
 	if len(cat.GPUTypes) == 0 || cat.Matrix.Len() == 0 {
 		t.Skip("the built-in catalogue is still empty")
 	}

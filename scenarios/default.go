@@ -3,7 +3,7 @@ package scenarios
 import (
 	_ "embed"
 
-	"fairbench/models"
+	"fairbench/models/catalogue"
 )
 
 //go:embed default.yaml
@@ -27,7 +27,7 @@ const DefaultArrivalRatePerHour = 3
 // Default does not check the scenario against the catalogue (Build does),
 // so it cannot fail while the catalogue is being filled in.
 func Default() *Grid {
-	g, err := newGrid(defaultYAML, "", models.Catalogue(), false)
+	g, err := newGrid(defaultYAML, "", catalogue.Builtin(), false)
 	if err != nil {
 		panic("scenarios: the built-in default scenario is invalid: " + err.Error())
 	}

@@ -18,6 +18,7 @@ import (
 	"testing"
 
 	"fairbench/models"
+	"fairbench/models/catalogue"
 )
 
 // fuzzName is the name fuzzed scenarios get: in testdata, so that their
@@ -72,7 +73,7 @@ func FuzzScenario(f *testing.F) {
 	f.Add(DefaultYAML())
 	f.Add([]byte("cluster: {servers: [{type: V100, gpus_per_server: 4}]}\nworkload: {jobs: 5, gangs: [{size: 1, weight: 1}]}\n---\nseed: 1\n"))
 	f.Add([]byte("a: &a [1, 2]\ncluster: {servers: [{type: V100, count: *a, gpus_per_server: 4}]}\n"))
-	cat := models.Catalogue()
+	cat := catalogue.Builtin()
 	f.Fuzz(func(t *testing.T, data []byte) {
 		g, err := ParseWith(data, fuzzName, cat)
 		if err != nil {
@@ -115,7 +116,7 @@ func FuzzScenario(f *testing.F) {
 			}
 			runs := false
 			for _, gpu := range w.Cluster.TypeNames() {
-				runs = runs || models.ThroughputOn(w.Cluster, w.Matrix, w.JobTypes, j, gpu) > 0
+				runs = runs || w.Throughput(j, gpu) > 0
 			}
 			if !runs {
 				t.Fatalf("job %d (%s, gang %d) cannot run on the cluster", j.ID, j.Type, j.Gang)

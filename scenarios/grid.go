@@ -21,6 +21,7 @@ import (
 
 	"fairbench/internal/input"
 	"fairbench/models"
+	"fairbench/models/catalogue"
 	"fairbench/solvers"
 	"fairbench/solvers/registry"
 )
@@ -46,7 +47,7 @@ type Grid struct {
 	src   *source
 	tmpl  map[string]any
 	axes  []*axisDef // in walk order; tmpl's axisRefs index this
-	cat   models.Catalog
+	cat   catalogue.Catalog
 	check bool
 	reg   *solvers.Registry // policy names and options are checked against it
 }
@@ -111,12 +112,12 @@ type source struct {
 }
 
 // Load reads a scenario file and expands it into a grid, validating every
-// run against the built-in catalogue (models.Catalogue).
-func Load(path string) (*Grid, error) { return LoadWith(path, models.Catalogue()) }
+// run against the built-in catalogue (catalogue.Builtin).
+func Load(path string) (*Grid, error) { return LoadWith(path, catalogue.Builtin()) }
 
 // LoadWith is Load against the catalogue cat. A file of more than
 // input.MaxScenarioBytes is refused.
-func LoadWith(path string, cat models.Catalog) (*Grid, error) {
+func LoadWith(path string, cat catalogue.Catalog) (*Grid, error) {
 	data, err := input.ReadFile(path, input.MaxScenarioBytes)
 	if err != nil {
 		return nil, &Error{File: path, Reason: strings.TrimPrefix(err.Error(), path+": ")}
@@ -126,14 +127,16 @@ func LoadWith(path string, cat models.Catalog) (*Grid, error) {
 
 // Parse expands the scenario data, naming it name in errors and resolving
 // relative paths against name's directory.
-func Parse(data []byte, name string) (*Grid, error) { return ParseWith(data, name, models.Catalogue()) }
+func Parse(data []byte, name string) (*Grid, error) {
+	return ParseWith(data, name, catalogue.Builtin())
+}
 
 // ParseWith is Parse against the catalogue cat.
-func ParseWith(data []byte, name string, cat models.Catalog) (*Grid, error) {
+func ParseWith(data []byte, name string, cat catalogue.Catalog) (*Grid, error) {
 	return newGrid(data, name, cat, true)
 }
 
-func newGrid(data []byte, name string, cat models.Catalog, check bool) (*Grid, error) {
+func newGrid(data []byte, name string, cat catalogue.Catalog, check bool) (*Grid, error) {
 	root, err := parseYAML(data, name)
 	if err != nil {
 		return nil, err
@@ -627,7 +630,7 @@ func runID(s Spec, inputs []Input, catFP string) string {
 
 // catalogueFingerprint hashes every figure and type attribute that can
 // change a result (citations excluded).
-func catalogueFingerprint(cat models.Catalog) string {
+func catalogueFingerprint(cat catalogue.Catalog) string {
 	var b bytes.Buffer
 	for _, t := range cat.GPUTypes {
 		fmt.Fprintf(&b, "gpu\t%s\t%g\t%d\n", t.Name, t.MemoryGB, t.Rank)
@@ -651,8 +654,8 @@ func catalogueFingerprint(cat models.Catalog) string {
 // inputCache reads each referenced file once per grid.
 type inputCache struct {
 	files     map[string]*inputFile
-	catalogue *figures       // the catalogue alone
-	cat       models.Catalog // the GPU and job types a throughputs file may name
+	catalogue *figures          // the catalogue alone
+	cat       catalogue.Catalog // the GPU and job types a throughputs file may name
 	traces    map[string]*Trace
 	traceErrs map[string]error
 	checked   map[string]error // trace checks done, by setting
@@ -739,8 +742,8 @@ func (c *inputCache) checkTrace(s *Spec, e *env) error {
 // readThroughputs reads a Gavel-format throughput file against cat: its
 // GPU keys must name cat's GPU types and its job types be cat's (the
 // catalogue's or declared under job_types).
-func readThroughputs(data []byte, path string, cat models.Catalog) (*models.Matrix, error) {
-	m, err := models.ReadGavelThroughputsFor(bytes.NewReader(data), path, cat.GPUTypes)
+func readThroughputs(data []byte, path string, cat catalogue.Catalog) (*models.Matrix, error) {
+	m, err := catalogue.ReadGavelThroughputsFor(bytes.NewReader(data), path, cat.GPUTypes)
 	if err != nil {
 		return nil, err
 	}
@@ -768,7 +771,7 @@ func contains(list []string, s string) bool {
 
 // declareJobTypes adds the file's job_types to the catalogue. They hold for
 // the whole grid, so none of their fields may be a grid axis.
-func declareJobTypes(cat models.Catalog, tmpl map[string]any, axes []*axisDef, src *source) (models.Catalog, error) {
+func declareJobTypes(cat catalogue.Catalog, tmpl map[string]any, axes []*axisDef, src *source) (catalogue.Catalog, error) {
 	for _, a := range axes {
 		if strings.HasPrefix(a.path, "job_types") {
 			return cat, src.locate(errf(a.path, "may not be a grid axis (job_types hold for the whole grid)"))
@@ -814,7 +817,7 @@ func (s *Spec) jobTypesAny() []any {
 
 // declareGPUTypes adds the file's gpu_types to the catalogue. They hold for
 // the whole grid, so none of their fields may be a grid axis.
-func declareGPUTypes(cat models.Catalog, tmpl map[string]any, axes []*axisDef, src *source) (models.Catalog, error) {
+func declareGPUTypes(cat catalogue.Catalog, tmpl map[string]any, axes []*axisDef, src *source) (catalogue.Catalog, error) {
 	for _, a := range axes {
 		if strings.HasPrefix(a.path, "gpu_types") {
 			return cat, src.locate(errf(a.path, "may not be a grid axis (gpu_types hold for the whole grid)"))

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"fairbench/models"
+	"fairbench/models/catalogue"
 )
 
 // Job types of the test catalogue (real Gavel names, made-up figures).
@@ -27,7 +28,7 @@ const (
 //	A3C:         gang 1 only: V100 3, P100 3.5, K80 1
 //	Big:         needs 14 GB (K80 has 12): V100 1, P100 0.5, K80 1 at gang 1
 //	T4:          no figures at all
-func testCatalog() models.Catalog {
+func testCatalog() catalogue.Catalog {
 	gpus := []models.GPUType{
 		{Name: "K80", MemoryGB: 12, Rank: 1},
 		{Name: "P100", MemoryGB: 16, Rank: 2},
@@ -68,7 +69,7 @@ func testCatalog() models.Catalog {
 	set(big, "V100", 1, 1)
 	set(big, "P100", 1, 0.5)
 	set(big, "K80", 1, 1)
-	return models.Catalog{GPUTypes: gpus, JobTypes: jobs, Matrix: m}
+	return catalogue.Catalog{GPUTypes: gpus, JobTypes: jobs, Matrix: m}
 }
 
 func parse(t *testing.T, text, name string) *Grid {

@@ -24,7 +24,7 @@ func TestDeclaredGPUType(t *testing.T) {
 		t.Fatalf("cluster types %v, B200 capacity %d; want B200 first with 8", w.Cluster.TypeNames(), w.Cluster.Capacity("B200"))
 	}
 	j := models.Job{Type: "ResNet-50 (batch size 64)", Gang: 2}
-	if got := models.ThroughputOn(w.Cluster, w.Matrix, w.JobTypes, &j, "B200"); got != 55 {
+	if got := w.Throughput(&j, "B200"); got != 55 {
 		t.Errorf("B200 at gang 2: %v steps/s, want 55", got)
 	}
 }

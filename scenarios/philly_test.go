@@ -53,7 +53,7 @@ func TestPhillyDeterministic(t *testing.T) {
 
 func (w *Workload) runsSomewhere(j models.Job) bool {
 	for _, g := range w.Cluster.TypeNames() {
-		if models.ThroughputOn(w.Cluster, w.Matrix, w.JobTypes, &j, g) > 0 {
+		if w.Throughput(&j, g) > 0 {
 			return true
 		}
 	}
@@ -118,7 +118,7 @@ workload:
 		// Steps = round(duration × T on the fastest type) in this cluster.
 		best := 0.0
 		for _, gt := range w.Cluster.TypeNames() {
-			best = math.Max(best, models.ThroughputOn(w.Cluster, w.Matrix, w.JobTypes, &j, gt))
+			best = math.Max(best, w.Throughput(&j, gt))
 		}
 		d := j.Steps / best
 		if d < 60*math.Pow(10, 1.5)-1 || d > 60*1e4+1 {

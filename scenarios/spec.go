@@ -1,6 +1,9 @@
 package scenarios
 
-import "fairbench/models"
+import (
+	"fairbench/models"
+	"fairbench/models/catalogue"
+)
 
 // Spec is one scenario: a cluster, its users, the policies to compare and a
 // workload. It is what a scenario file holds; the YAML keys are the
@@ -89,8 +92,8 @@ type Spec struct {
 	PolicyOptions map[string]map[string]any `mapstructure:"policy_options" json:"policy_options,omitempty"`
 
 	// Throughputs is "catalogue" (default: the built-in catalogue of
-	// models.Catalogue) or the path of a Gavel-format throughput JSON file
-	// (models.ReadGavelThroughputs), relative to the scenario file, whose
+	// catalogue.Builtin) or the path of a Gavel-format throughput JSON file
+	// (catalogue.ReadGavelThroughputs), relative to the scenario file, whose
 	// figures are merged over the catalogue's (the file wins on conflicts).
 	// Job types known only from the file get a models.JobType with just a
 	// name (no memory need, no state size).
@@ -109,8 +112,20 @@ type Spec struct {
 	// Workload says where the jobs come from.
 	Workload WorkloadSpec `mapstructure:"workload" json:"workload"`
 
-	src *source         // where the spec was read, for error lines; nil when built in code
-	cat *models.Catalog // the catalogue it was checked against; nil: models.Catalogue()
+	// Measure restricts the job metrics (mean, median and p99 JCT, ρ, the
+	// unfair fraction, starvation, per-user JCT and ρ) to the jobs whose
+	// IDs lie in [from_job, to_job); jobs are numbered 0..n−1 in arrival
+	// order. Gavel measures a steady state this way (jobs 4,000–5,000 of a
+	// longer trace): the jobs before the window fill the cluster, those
+	// after keep it loaded while the window's jobs run. Every job is still
+	// simulated and written to the per-job results; makespan, utilisation
+	// and shares cover the whole run. Optional (absent: every job);
+	// integers, 0 ≤ from_job < to_job ≤ the number of jobs. No grid axes
+	// inside.
+	Measure MeasureSpec `mapstructure:"measure" json:"measure,omitzero"`
+
+	src *source            // where the spec was read, for error lines; nil when built in code
+	cat *catalogue.Catalog // the catalogue it was checked against; nil: catalogue.Builtin()
 }
 
 // GPUTypeSpec declares one GPU type.
@@ -168,6 +183,12 @@ type UserSpec struct {
 	// Weight is the user's tickets. Number; default 1; between 1e-6 and 1e6
 	// (models.MinWeight, models.MaxWeight).
 	Weight float64 `mapstructure:"weight" json:"weight"`
+}
+
+// MeasureSpec is the window of job IDs the job metrics are over.
+type MeasureSpec struct {
+	FromJob int `mapstructure:"from_job" json:"from_job" grid:"none"`
+	ToJob   int `mapstructure:"to_job" json:"to_job" grid:"none"`
 }
 
 // PreemptionSpec prices the checkpoint-restore a job pays when it is
@@ -246,7 +267,7 @@ type WorkloadSpec struct {
 	// ReferenceGPU is the GPU type whose isolated throughput turns a
 	// duration into steps (philly durations, CSV duration_seconds). Default
 	// "": the fastest GPU type of the cluster that can run the job at its
-	// gang (placement as in models.ThroughputOn). When set, the type's
+	// gang (placement as in models.Environment.Throughput). When set, the type's
 	// consolidated figure at the job's gang is used where it is positive
 	// (even when the cluster has no such GPU: V100 reproduces Gavel, whose
 	// reference_worker_type is v100), else the default rule applies.

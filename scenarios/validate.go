@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"fairbench/models"
+	"fairbench/models/catalogue"
 )
 
 // figures is the catalogue's view of a spec's types and throughputs: the
@@ -18,10 +19,10 @@ type figures struct {
 	jobTypes map[string]models.JobType // every known job type
 	known    []string                  // their names, sorted
 	gpuNames []string                  // the catalogue's GPU type names, in catalogue order
-	cat      models.Catalog
+	cat      catalogue.Catalog
 }
 
-func newFigures(cat models.Catalog, fileMatrix *models.Matrix) *figures {
+func newFigures(cat catalogue.Catalog, fileMatrix *models.Matrix) *figures {
 	f := &figures{matrix: models.NewMatrix(), jobTypes: map[string]models.JobType{}, cat: cat}
 	if cat.Matrix != nil {
 		f.matrix.Merge(cat.Matrix)
@@ -50,6 +51,11 @@ type env struct {
 	cluster *models.Cluster
 	allowed []string         // philly: the job types drawn from, in draw order
 	byGang  map[int][]string // philly: the allowed types runnable at each gang size
+}
+
+// environment is the cluster with the figures' matrix and job types.
+func (e *env) environment() models.Environment {
+	return models.Environment{Cluster: e.cluster, Matrix: e.matrix, JobTypes: e.jobTypes}
 }
 
 // validate checks s against the figures of its catalogue and throughput
@@ -81,11 +87,33 @@ func (s *Spec) validate(f *figures) (*env, *fieldError) {
 	if err := s.validateWorkload(e); err != nil {
 		return nil, err
 	}
+	if err := s.validateMeasure(); err != nil {
+		return nil, err
+	}
 	return e, nil
 }
 
+// validateMeasure checks the window's bounds; that it holds jobs is
+// checked when they are built (a trace's length is known only then).
+func (s *Spec) validateMeasure() *fieldError {
+	m := s.Measure
+	if m == (MeasureSpec{}) {
+		return nil
+	}
+	if m.FromJob < 0 || m.FromJob > MaxJobs {
+		return errf("measure.from_job", "must be between 0 and %d, got %d", MaxJobs, m.FromJob)
+	}
+	if m.ToJob <= m.FromJob || m.ToJob > MaxJobs {
+		return errf("measure.to_job", "must be above from_job (%d) and at most %d, got %d", m.FromJob, MaxJobs, m.ToJob)
+	}
+	if s.Workload.Generator == GeneratorPhilly && m.ToJob > s.Workload.Jobs {
+		return errf("measure.to_job", "must be at most workload.jobs (%d), got %d", s.Workload.Jobs, m.ToJob)
+	}
+	return nil
+}
+
 // gpuType canonicalises a GPU type name (matched up to case).
-func (e *env) gpuType(cat models.Catalog, path, name string) (models.GPUType, *fieldError) {
+func (e *env) gpuType(cat catalogue.Catalog, path, name string) (models.GPUType, *fieldError) {
 	for _, t := range cat.GPUTypes {
 		if strings.EqualFold(t.Name, name) {
 			return t, nil
@@ -101,7 +129,7 @@ func knownList(names []string) string {
 	return strings.Join(names, ", ")
 }
 
-func (s *Spec) validateCluster(cat models.Catalog, e *env) *fieldError {
+func (s *Spec) validateCluster(cat catalogue.Catalog, e *env) *fieldError {
 	if len(s.Cluster.Servers) == 0 {
 		return errf("cluster.servers", "required: at least one server group {type, count, gpus_per_server}")
 	}
@@ -404,7 +432,7 @@ func (e *env) runnable(t string, g int) bool {
 func (e *env) runsOn(t, gpu string, gs []GangWeight) bool {
 	for _, g := range gs {
 		j := models.Job{Type: t, Gang: g.Size}
-		if models.ThroughputOn(e.cluster, e.matrix, e.jobTypes, &j, gpu) > 0 {
+		if e.environment().Throughput(&j, gpu) > 0 {
 			return true
 		}
 	}
@@ -413,7 +441,7 @@ func (e *env) runsOn(t, gpu string, gs []GangWeight) bool {
 
 func (e *env) runsSomewhere(j *models.Job) bool {
 	for _, g := range e.cluster.TypeNames() {
-		if models.ThroughputOn(e.cluster, e.matrix, e.jobTypes, j, g) > 0 {
+		if e.environment().Throughput(j, g) > 0 {
 			return true
 		}
 	}
@@ -427,8 +455,8 @@ func (e *env) whyNot(j *models.Job) string {
 		t, _ := e.cluster.Type(g)
 		var why string
 		switch {
-		case !models.FitsMemory(e.jobTypes, j, t):
-			why = fmt.Sprintf("needs %g GB per GPU, has %g GB", models.MemoryNeed(e.jobTypes, j), t.MemoryGB)
+		case !e.environment().FitsMemory(j, t):
+			why = fmt.Sprintf("needs %g GB per GPU, has %g GB", e.environment().MemoryNeed(j), t.MemoryGB)
 		case e.cluster.Capacity(g) < j.Gang:
 			why = fmt.Sprintf("gang %d > %d GPUs", j.Gang, e.cluster.Capacity(g))
 		default:
@@ -460,7 +488,7 @@ func (e *env) reference(ref string, j *models.Job) float64 {
 	}
 	best := 0.0
 	for _, g := range e.cluster.TypeNames() {
-		best = math.Max(best, models.ThroughputOn(e.cluster, e.matrix, e.jobTypes, j, g))
+		best = math.Max(best, e.environment().Throughput(j, g))
 	}
 	return best
 }

@@ -1,10 +1,13 @@
 // Package sim is fairbench's deterministic cluster simulator. It replays job
 // arrivals against a policy, in rounds and at events, places gangs on servers,
 // charges preemption and migration costs, finishes jobs mid-round, and
-// computes every metric of the run. Fractional allocations (time shares per
-// GPU type) are realised round by round by Gavel's round mechanism, the pure
-// function PlanRound (round.go), and a policy that keeps its allocation
-// across rounds says when to ask again (solvers.RoundRules; mechanism.go).
+// computes every metric of the run. Each kind of allocation (models.Kind) is
+// realised by a pure function tested on its own: whole GPUs and co-located
+// gangs by PlaceGangs (gangs.go), placed once and kept until the next
+// decision; time shares round by round by ShareRound, Gavel's round
+// mechanism PlanRound (round.go), whose picks PlaceGangs then places. A
+// policy that keeps its allocation across rounds says when to ask again
+// (solvers.RoundRules; mechanism.go).
 //
 // The simulator is a pure function of its Config and the policy: it never
 // reads the wall clock (solver time is measured only through an injected
@@ -31,11 +34,10 @@ const DefaultBandwidthGBps = 1.25
 
 // Config is everything a run needs besides the policy.
 type Config struct {
-	Cluster  *models.Cluster
-	Users    []models.User
-	Jobs     []models.Job
-	Matrix   *models.Matrix
-	JobTypes map[string]models.JobType
+	// Environment is the cluster, the throughput matrix and the job types.
+	models.Environment
+	Users []models.User
+	Jobs  []models.Job
 
 	// Round is the scheduling round length (default DefaultRound).
 	Round time.Duration
@@ -58,6 +60,13 @@ type Config struct {
 	// many consecutive rounds while jobs wait and no arrival is due
 	// (default 1000): such a run would never end.
 	MaxIdleRounds int
+	// Measure, when set, restricts the job metrics of the Summary and of
+	// each UserResult (JCT, ρ, unfair fraction, starvation) to the jobs
+	// whose IDs lie in the window, as Gavel measures a steady state (jobs
+	// 4,000–5,000 of a longer trace; Narayanan et al., OSDI 2020, §7.1).
+	// Every job is still simulated and listed in Result.Jobs; makespan,
+	// utilisation, shares and counters cover the whole run.
+	Measure *Window
 
 	// Clock, when set, is read around each policy call to measure solver
 	// time; leave it nil for byte-identical results.
@@ -65,6 +74,15 @@ type Config struct {
 	// OnEvent, when set, receives every event as it happens.
 	OnEvent func(Event)
 }
+
+// Window is a half-open range of job IDs, [From, To).
+type Window struct {
+	From models.JobID `json:"from_job"`
+	To   models.JobID `json:"to_job"`
+}
+
+// Contains reports whether job id lies in w.
+func (w Window) Contains(id models.JobID) bool { return id >= w.From && id < w.To }
 
 // Costs prices the checkpoint-restore a job pays when it resumes after a
 // preemption or moves to other GPUs: its GPUs are held but make no progress
@@ -148,7 +166,11 @@ func (c *Config) validate() error {
 		users[u.Name] = true
 	}
 	ids := map[models.JobID]bool{}
+	measured := 0
 	for i := range c.Jobs {
+		if c.Measure != nil && c.Measure.Contains(c.Jobs[i].ID) {
+			measured++
+		}
 		j := &c.Jobs[i]
 		if err := j.Validate(); err != nil {
 			return fmt.Errorf("sim: %w", err)
@@ -162,7 +184,7 @@ func (c *Config) validate() error {
 		}
 		runnable := false
 		for _, g := range c.Cluster.TypeNames() {
-			if models.ThroughputOn(c.Cluster, c.Matrix, c.JobTypes, j, g) > 0 {
+			if c.Throughput(j, g) > 0 {
 				runnable = true
 				break
 			}
@@ -171,6 +193,9 @@ func (c *Config) validate() error {
 			return fmt.Errorf("sim: job %d (%s, gang %d): no GPU type of the cluster can run it "+
 				"(no measured throughput, too little memory, or too few GPUs)", j.ID, j.Type, j.Gang)
 		}
+	}
+	if w := c.Measure; w != nil && (w.From < 0 || w.To <= w.From || measured == 0) {
+		return fmt.Errorf("sim: measured window of job IDs [%d, %d) holds none of the %d jobs", w.From, w.To, len(c.Jobs))
 	}
 	return nil
 }

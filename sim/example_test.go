@@ -28,13 +28,12 @@ func ExampleRun() {
 	_ = m.Set(models.Key{Job: "resnet", GPU: "V100", Gang: 4, Placement: models.Consolidated}, 10, "example")
 	_ = m.Set(models.Key{Job: "resnet", GPU: "V100", Gang: 2, Placement: models.Consolidated}, 5, "example")
 	cfg := sim.Config{
-		Cluster: cluster,
-		Users:   []models.User{{Name: "alice", Weight: 1}, {Name: "bob", Weight: 1}},
+		Environment: models.Environment{Cluster: cluster, Matrix: m},
+		Users:       []models.User{{Name: "alice", Weight: 1}, {Name: "bob", Weight: 1}},
 		Jobs: []models.Job{
 			{ID: 1, User: "alice", Type: "resnet", Gang: 4, Steps: 36000},
 			{ID: 2, User: "bob", Type: "resnet", Gang: 2, Steps: 9000, Arrival: 60 * time.Second},
 		},
-		Matrix: m,
 	}
 	p, err := fifo.New(solvers.Config{}) // a fresh policy for every run
 	if err != nil {

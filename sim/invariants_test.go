@@ -51,13 +51,13 @@ func randomConfig(rng *rand.Rand) Config {
 			Gang: 1 << rng.Intn(3), Steps: float64(100 + rng.Intn(5000)), Arrival: at}
 		ok := false
 		for _, g := range c.TypeNames() {
-			ok = ok || models.ThroughputOn(c, m, nil, &j, g) > 0
+			ok = ok || models.Environment{Cluster: c, Matrix: m}.Throughput(&j, g) > 0
 		}
 		if ok {
 			jobs = append(jobs, j)
 		}
 	}
-	return Config{Cluster: c, Users: users, Jobs: jobs, Matrix: m, Round: time.Duration(60+rng.Intn(600)) * time.Second,
+	return Config{Environment: models.Environment{Cluster: c, Matrix: m}, Users: users, Jobs: jobs, Round: time.Duration(60+rng.Intn(600)) * time.Second,
 		Costs: Costs{PerType: map[string]time.Duration{"job1": 7 * time.Second}}}
 }
 

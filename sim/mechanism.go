@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"fmt"
 	"slices"
 	"time"
 
@@ -20,7 +21,7 @@ type rounds struct {
 
 	holding    bool          // an allocation has been computed
 	fractional bool          // ... and it is fractional
-	capped     bool          // ... and capped (models.Allocation.Capped)
+	capped     bool          // ... and capped (models.TimeShares.Capped)
 	at         time.Duration // when it was computed
 	changed    bool          // jobs arrived or finished since then
 	worker     []float64     // W[g]
@@ -56,11 +57,39 @@ func (e *engine) due() bool {
 	return r.changed && (e.now-r.at >= r.rules.Resolve || r.at == 0)
 }
 
-// hold makes a the allocation in force from now. For a fractional one it
-// first settles every job's deficit under the allocation it replaces
-// (share × time since then − time received), then credits every job and
-// pair of a half round, as Gavel's _reset_time_run_so_far does.
-func (e *engine) hold(a models.Allocation) {
+// adopt makes a the allocation in force and realises it by the mechanism
+// of its kind: time shares round by round (ShareRound), whole GPUs and
+// co-located gangs once, kept until the next decision (PlaceGangs).
+func (e *engine) adopt(a models.Allocation) error {
+	k := a.Kind()
+	e.hold(k)
+	switch k := k.(type) {
+	case models.TimeShares:
+		return e.realiseRound()
+	case models.CoLocated:
+		return e.placeRun(k.Run)
+	case models.WholeGPUs:
+		return e.placeRun(k.Run)
+	}
+	return fmt.Errorf("allocation of unknown kind %T", k)
+}
+
+// placeRun places whole-GPU or co-located assignments.
+func (e *engine) placeRun(run []models.Assignment) error {
+	placed, err := e.place(run, nil)
+	if err != nil {
+		return e.roundErr(err)
+	}
+	e.apply(placed)
+	return nil
+}
+
+// hold makes the allocation of kind k the one in force from now. For time
+// shares it first settles every job's deficit under the allocation it
+// replaces (share × time since then − time received), then credits every
+// job and pair of a half round, as Gavel's _reset_time_run_so_far does.
+func (e *engine) hold(k models.Kind) {
+	a, fractional := k.(models.TimeShares)
 	r := &e.rounds
 	elapsed := (e.now - r.at).Seconds()
 	if !r.holding {
@@ -83,7 +112,7 @@ func (e *engine) hold(a models.Allocation) {
 	}
 	next := map[[2]models.JobID]*pairState{}
 	var order [][2]models.JobID
-	for _, sf := range a.Shared {
+	for _, sf := range a.Pairs {
 		k := pairKey(sf.Jobs[0], sf.Jobs[1])
 		p, ok := next[k]
 		if !ok {
@@ -109,7 +138,7 @@ func (e *engine) hold(a models.Allocation) {
 	for g := range r.worker {
 		r.worker[g] = r.credit * float64(units)
 	}
-	r.holding, r.fractional, r.capped = true, a.Fractional(), a.Capped
+	r.holding, r.fractional, r.capped = true, fractional, a.Capped
 	r.at, r.changed = e.now, false
 }
 
@@ -165,9 +194,10 @@ func (e *engine) partner(j *job) *job {
 	return o
 }
 
-// realise runs one round of the allocation in force through PlanRound and
-// returns the assignments and the pairs among them.
-func (e *engine) realise() ([]models.Assignment, [][2]models.JobID) {
+// roundInput is the state one round of the time shares in force is
+// realised from: every active job and pair as a unit, with its shares, run
+// times and deficits, in the policy's visiting order of the types.
+func (e *engine) roundInput() RoundInput {
 	r := &e.rounds
 	order := r.types
 	if r.rules.Order != nil {
@@ -218,19 +248,7 @@ func (e *engine) realise() ([]models.Assignment, [][2]models.JobID) {
 		}
 		in.Units = append(in.Units, u)
 	}
-	plan := PlanRound(in)
-	var run []models.Assignment
-	var pairs [][2]models.JobID
-	for _, p := range plan.Picks {
-		u := &in.Units[p.Unit]
-		g := order[p.Type]
-		run = append(run, models.Assignment{Job: u.Jobs[0], Type: g})
-		if !u.Single() {
-			run = append(run, models.Assignment{Job: u.Jobs[1], Type: g})
-			pairs = append(pairs, u.Jobs)
-		}
-	}
-	return run, pairs
+	return in
 }
 
 // overShare reports whether a unit with share x of a type has had more than
@@ -241,4 +259,9 @@ func overShare(x float64, got, in time.Duration) bool {
 		return false
 	}
 	return x/(got.Seconds()/in.Seconds()) < 1-models.FractionTolerance
+}
+
+// roundErr names the round and time of a realisation's error.
+func (e *engine) roundErr(err error) error {
+	return fmt.Errorf("round %d (t=%gs): %w", e.round, seconds(e.now), err)
 }

@@ -1,9 +1,7 @@
 package sim
 
 import (
-	"fmt"
 	"slices"
-	"sort"
 
 	"fairbench/models"
 )
@@ -18,90 +16,27 @@ type placement struct {
 	base  float64 // throughput alone at this placement
 }
 
-// place turns assignments into GPUs. Named GPUs are taken as given. Then, per
-// type, a job that stays on its type keeps its current GPUs when they are all
-// still free (no migration); the others are placed largest gang first, on the
-// fullest server that still holds the whole gang (best fit, so that large
-// gangs find whole servers), or spread over the servers with the most free
-// GPUs when no server can hold it. A spread gang runs at the matrix's spread
-// throughput; a job whose placement has no measured figure does not run this
-// time and is counted in Summary.Unplaced. The two jobs of a pair (from a
-// space-sharing allocation) are placed as one gang on the same GPUs.
+// place turns assignments into GPUs with PlaceGangs, from where the jobs run
+// now, and prices each placement: a job whose placement has no measured
+// figure does not run this time and is counted in Summary.Unplaced.
 func (e *engine) place(run []models.Assignment, pairs [][2]models.JobID) ([]placement, error) {
 	c := e.cfg.Cluster
-	free := make([]bool, c.TotalGPUs())
-	for g := range free {
-		free[g] = true
-	}
-	byID := e.byID
-	out := make([]placement, 0, len(run))
-	var rest []int // indices into run still to place
-	for i, a := range run {
-		if len(a.GPUs) > 0 {
-			for _, g := range a.GPUs {
-				free[g] = false
-			}
-			out = append(out, placement{job: byID[a.Job], typ: a.Type, gpus: slices.Clone(a.GPUs), accum: a.Accum})
-		} else {
-			rest = append(rest, i)
-		}
-	}
-	accum := map[*job]int{}
+	now := make(map[models.JobID]Holding, len(run))
 	for _, a := range run {
-		accum[byID[a.Job]] = a.Accum
+		j := e.byID[a.Job]
+		now[a.Job] = Holding{Type: j.typ, GPUs: j.gpus, Gang: j.spec.Gang}
 	}
-	partner := map[*job]*job{}
-	for _, p := range pairs {
-		a, b := byID[p[0]], byID[p[1]]
-		partner[a], partner[b] = b, a
+	slots, err := PlaceGangs(c, now, run, pairs)
+	if err != nil {
+		return nil, err
 	}
-	done := map[*job]bool{}
-	var fresh []int
-	for _, i := range rest {
-		j := byID[run[i].Job]
-		if done[j] {
-			continue
-		}
-		o := partner[j]
-		if j.typ == run[i].Type && allFree(free, j.gpus) && (o == nil || slices.Equal(o.gpus, j.gpus)) {
-			for _, g := range j.gpus {
-				free[g] = false
-			}
-			out = append(out, placement{job: j, typ: j.typ, gpus: j.gpus})
-			if o != nil {
-				out = append(out, placement{job: o, typ: j.typ, gpus: j.gpus})
-				done[o] = true
-			}
-			continue
-		}
-		fresh = append(fresh, i)
-	}
-	sort.SliceStable(fresh, func(a, b int) bool {
-		return byID[run[fresh[a]].Job].spec.Gang > byID[run[fresh[b]].Job].spec.Gang
-	})
-	for _, i := range fresh {
-		j := byID[run[i].Job]
-		if done[j] {
-			continue
-		}
-		gpus := e.pick(free, run[i].Type, j.spec.Gang)
-		if gpus == nil {
-			return nil, fmt.Errorf("placement: no %d free %s GPUs for job %d", j.spec.Gang, run[i].Type, j.spec.ID)
-		}
-		out = append(out, placement{job: j, typ: run[i].Type, gpus: gpus})
-		if o := partner[j]; o != nil {
-			out = append(out, placement{job: o, typ: run[i].Type, gpus: gpus})
-			done[o] = true
-		}
-	}
-	kept := out[:0]
-	for _, p := range out {
-		p.accum = accum[p.job]
-		p.place = models.Consolidated
+	kept := make([]placement, 0, len(slots))
+	for _, sl := range slots {
+		p := placement{job: e.byID[sl.Job], typ: sl.Type, gpus: sl.GPUs, accum: sl.Accum, place: models.Consolidated}
 		if !oneServer(c, p.gpus) {
 			p.place = models.Spread
 		}
-		p.base, _ = models.AccumThroughput(e.cfg.JobTypes, e.cfg.Matrix, &p.job.spec, p.typ, p.place, p.accum)
+		p.base, _ = e.cfg.AccumThroughput(&p.job.spec, p.typ, p.place, p.accum)
 		if p.base <= 0 {
 			e.unplaced++
 			continue
@@ -109,66 +44,6 @@ func (e *engine) place(run []models.Assignment, pairs [][2]models.JobID) ([]plac
 		kept = append(kept, p)
 	}
 	return kept, nil
-}
-
-// pick chooses gang free GPUs of type typ and marks them taken.
-func (e *engine) pick(free []bool, typ string, gang int) []int {
-	c := e.cfg.Cluster
-	type srv struct{ idx, free int }
-	var servers []srv
-	for i, s := range c.Servers {
-		if s.Type != typ {
-			continue
-		}
-		n := 0
-		for g := c.FirstGPU(i); g < c.FirstGPU(i)+s.GPUs; g++ {
-			if free[g] {
-				n++
-			}
-		}
-		if n > 0 {
-			servers = append(servers, srv{i, n})
-		}
-	}
-	best := -1
-	for k, s := range servers {
-		if s.free >= gang && (best < 0 || s.free < servers[best].free) {
-			best = k
-		}
-	}
-	if best >= 0 {
-		servers = servers[best : best+1]
-	} else {
-		sort.SliceStable(servers, func(a, b int) bool { return servers[a].free > servers[b].free })
-	}
-	var gpus []int
-	for _, s := range servers {
-		for g := c.FirstGPU(s.idx); g < c.FirstGPU(s.idx)+c.Servers[s.idx].GPUs && len(gpus) < gang; g++ {
-			if free[g] {
-				gpus = append(gpus, g)
-			}
-		}
-	}
-	if len(gpus) < gang {
-		return nil
-	}
-	for _, g := range gpus {
-		free[g] = false
-	}
-	slices.Sort(gpus)
-	return gpus
-}
-
-func allFree(free []bool, gpus []int) bool {
-	if len(gpus) == 0 {
-		return false
-	}
-	for _, g := range gpus {
-		if !free[g] {
-			return false
-		}
-	}
-	return true
 }
 
 func oneServer(c *models.Cluster, gpus []int) bool {

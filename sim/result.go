@@ -24,7 +24,11 @@ type Result struct {
 
 // Summary holds the run's headline metrics (README.md, "Metrics").
 type Summary struct {
-	Jobs       int     `json:"jobs"`
+	// Jobs counts the jobs the job metrics are over: every job, or those
+	// of Window.
+	Jobs int `json:"jobs"`
+	// Window is Config.Measure, the job IDs measured (nil: all).
+	Window     *Window `json:"window,omitempty"`
 	MeanJCT    float64 `json:"mean_jct_s"`
 	MedianJCT  float64 `json:"median_jct_s"`
 	P99JCT     float64 `json:"p99_jct_s"`
@@ -117,7 +121,7 @@ func (e *engine) result() *Result {
 	for _, j := range e.jobs {
 		jct := (j.finish - j.spec.Arrival).Seconds()
 		n := math.Max(1, (j.areaFinish-j.areaArrive)/jct)
-		iso := j.spec.Steps / models.EqualShareThroughput(c.Cluster, c.Matrix, c.JobTypes, &j.spec, 1/n)
+		iso := j.spec.Steps / c.EqualShareThroughput(&j.spec, 1/n)
 		jr := JobResult{
 			ID: j.spec.ID, User: j.spec.User, Type: j.spec.Type, Gang: j.spec.Gang, Steps: j.spec.Steps,
 			Arrival: j.spec.Arrival.Seconds(), FirstRun: j.firstRun.Seconds(), Finish: j.finish.Seconds(),
@@ -127,21 +131,26 @@ func (e *engine) result() *Result {
 			Preemptions: j.preemptions, Migrations: j.migrations, Resumes: j.resumes,
 		}
 		r.Jobs = append(r.Jobs, jr)
-		jcts, rhos, starves = append(jcts, jct), append(rhos, jr.Rho), append(starves, jr.Starvation)
 		lost += jr.Lost * float64(j.spec.Gang)
 		s.Preemptions += j.preemptions
 		s.Migrations += j.migrations
 		s.Resumes += j.resumes
 		s.Makespan = math.Max(s.Makespan, jr.Finish)
+		if c.Measure != nil && !c.Measure.Contains(jr.ID) {
+			continue
+		}
+		jcts, rhos, starves = append(jcts, jct), append(rhos, jr.Rho), append(starves, jr.Starvation)
 		if jr.Rho > c.UnfairThreshold*(1+rhoTolerance) {
 			s.Unfair++
 		}
 	}
 	slices.SortFunc(r.Jobs, func(a, b JobResult) int { return int(a.ID - b.ID) })
 	for i := range r.Jobs {
-		perUser[r.Jobs[i].User] = append(perUser[r.Jobs[i].User], &r.Jobs[i])
+		if c.Measure == nil || c.Measure.Contains(r.Jobs[i].ID) {
+			perUser[r.Jobs[i].User] = append(perUser[r.Jobs[i].User], &r.Jobs[i])
+		}
 	}
-	s.Jobs = len(r.Jobs)
+	s.Jobs, s.Window = len(jcts), c.Measure
 	if s.Jobs > 0 {
 		s.MeanJCT, s.MedianJCT, s.P99JCT = stat.Mean(jcts, nil), quantile(0.5, jcts), quantile(0.99, jcts)
 		s.MeanRho, s.MaxRho = stat.Mean(rhos, nil), slices.Max(rhos)

@@ -183,3 +183,22 @@ func cmpDesc(a, b float64) int {
 	}
 	return 0
 }
+
+// ShareRound realises one round of a models.TimeShares allocation from the
+// state in: PlanRound's picks, in pick order, as assignments (the unit's job,
+// or both jobs of a pair, on the picked type, GPUs left to PlaceGangs), and
+// the pairs among them. It does not modify in.
+func ShareRound(in RoundInput) ([]models.Assignment, [][2]models.JobID) {
+	var run []models.Assignment
+	var pairs [][2]models.JobID
+	for _, p := range PlanRound(in).Picks {
+		u := &in.Units[p.Unit]
+		g := in.Types[p.Type]
+		run = append(run, models.Assignment{Job: u.Jobs[0], Type: g})
+		if !u.Single() {
+			run = append(run, models.Assignment{Job: u.Jobs[1], Type: g})
+			pairs = append(pairs, u.Jobs)
+		}
+	}
+	return run, pairs
+}

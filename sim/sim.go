@@ -97,7 +97,7 @@ func newEngine(cfg Config, p solvers.Policy) *engine {
 			firstRun: -1, received: map[string]time.Duration{},
 		}
 		for _, g := range e.rounds.types {
-			j.runnable = append(j.runnable, models.ThroughputOn(cfg.Cluster, cfg.Matrix, cfg.JobTypes, &j.spec, g) > 0)
+			j.runnable = append(j.runnable, cfg.Throughput(&j.spec, g) > 0)
 		}
 		e.jobs = append(e.jobs, j)
 	}
@@ -376,8 +376,7 @@ func (e *engine) snapshot(why models.Trigger) *models.Snapshot {
 	e.stale = e.stale[:0]
 	return &models.Snapshot{
 		Now: e.now, Round: e.round, RoundLength: e.cfg.Round, Trigger: why,
-		Cluster: e.cfg.Cluster, Users: e.cfg.Users, Jobs: e.views,
-		Matrix: e.cfg.Matrix, JobTypes: e.cfg.JobTypes,
+		Environment: e.cfg.Environment, Users: e.cfg.Users, Jobs: e.views,
 	}
 }
 
@@ -411,24 +410,15 @@ func (e *engine) decide(why models.Trigger) error {
 	if err := models.Feasible(snap, alloc); err != nil {
 		return fmt.Errorf("round %d (t=%gs): infeasible allocation: %w", e.round, seconds(e.now), err)
 	}
-	e.hold(alloc)
-	if alloc.Fractional() {
-		return e.realiseRound()
-	}
-	placed, err := e.place(alloc.Run, nil)
-	if err != nil {
-		return fmt.Errorf("round %d (t=%gs): %w", e.round, seconds(e.now), err)
-	}
-	e.apply(placed)
-	return nil
+	return e.adopt(alloc)
 }
 
-// realiseRound places one round of the fractional allocation in force.
+// realiseRound places one round of the time shares in force.
 func (e *engine) realiseRound() error {
-	run, pairs := e.realise()
+	run, pairs := ShareRound(e.roundInput())
 	placed, err := e.place(run, pairs)
 	if err != nil {
-		return fmt.Errorf("round %d (t=%gs): %w", e.round, seconds(e.now), err)
+		return e.roundErr(err)
 	}
 	e.apply(placed)
 	return nil

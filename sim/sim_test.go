@@ -58,7 +58,7 @@ func tinyConfig(t *testing.T, servers []models.Server, figs map[models.Key]float
 			t.Fatal(err)
 		}
 	}
-	return Config{Cluster: c, Users: []models.User{{Name: "u", Weight: 1}, {Name: "v", Weight: 1}}, Jobs: jobs, Matrix: m}
+	return Config{Environment: models.Environment{Cluster: c, Matrix: m}, Users: []models.User{{Name: "u", Weight: 1}, {Name: "v", Weight: 1}}, Jobs: jobs}
 }
 
 func sec(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }

@@ -62,7 +62,7 @@ func Example_policy() {
 		fmt.Println(err)
 		return
 	}
-	r, err := sim.Run(sim.Config{Cluster: cluster, Users: []models.User{{Name: "u", Weight: 1}}, Matrix: m, Jobs: []models.Job{
+	r, err := sim.Run(sim.Config{Environment: models.Environment{Cluster: cluster, Matrix: m}, Users: []models.User{{Name: "u", Weight: 1}}, Jobs: []models.Job{
 		{ID: 1, User: "u", Type: "cnn", Gang: 2, Steps: 7200},
 		{ID: 2, User: "u", Type: "cnn", Gang: 1, Steps: 3600},
 		{ID: 3, User: "u", Type: "cnn", Gang: 1, Steps: 3600},

@@ -50,8 +50,7 @@ func snap(t *testing.T, now time.Duration, users []models.User, servers []models
 	if users == nil {
 		users = []models.User{{Name: "u", Weight: 1}}
 	}
-	return &models.Snapshot{Now: now, RoundLength: 360 * time.Second, Cluster: c, Users: users, Jobs: jobs, Matrix: m,
-		JobTypes: map[string]models.JobType{}}
+	return &models.Snapshot{Now: now, RoundLength: 360 * time.Second, Environment: models.Environment{Cluster: c, Matrix: m, JobTypes: map[string]models.JobType{}}, Users: users, Jobs: jobs}
 }
 
 func sec(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }

@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"fairbench/calibrate"
-	"fairbench/models"
+	"fairbench/models/catalogue"
 )
 
 // TestCalibrateDevicesWithoutDriver: this machine, like CI, has no NVIDIA
@@ -103,7 +103,7 @@ func TestCalibrateExtrapolate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := models.ReadGavelThroughputs(bytes.NewReader(data), "h200.json"); err != nil {
+	if _, err := catalogue.ReadGavelThroughputs(bytes.NewReader(data), "h200.json"); err != nil {
 		t.Error(err)
 	}
 	side, err := os.ReadFile(filepath.Join(dir, "h200.extrapolation.json"))

@@ -8,7 +8,7 @@ import (
 
 	"fairbench/calibrate"
 	"fairbench/check"
-	"fairbench/models"
+	"fairbench/models/catalogue"
 	"fairbench/reports/reproduce"
 	"fairbench/solvers/registry"
 )
@@ -34,7 +34,7 @@ func policyNames() []string { return registry.Default().Names() }
 // datasheet for.
 func gpuTypes() []string {
 	var out []string
-	for _, g := range models.Catalogue().GPUTypes {
+	for _, g := range catalogue.Builtin().GPUTypes {
 		out = append(out, g.Name)
 	}
 	if d, err := calibrate.BuiltinData(); err == nil {

@@ -8,7 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"fairbench/internal/texttable"
-	"fairbench/models"
+	"fairbench/models/catalogue"
 	"fairbench/solvers/registry"
 )
 
@@ -32,7 +32,7 @@ each entry on one line.`,
 			if what == "all" || what == "policies" {
 				tables = append(tables, policyTable())
 			}
-			cat := models.Catalogue()
+			cat := catalogue.Builtin()
 			if what == "all" || what == "gpus" {
 				tables = append(tables, gpuTable(&cat))
 			}
@@ -78,7 +78,7 @@ func policyTable() *texttable.Table {
 	return t
 }
 
-func gpuTable(cat *models.Catalog) *texttable.Table {
+func gpuTable(cat *catalogue.Catalog) *texttable.Table {
 	t := texttable.New(texttable.Column{Header: "GPU TYPE"}, texttable.Column{Header: "MEMORY GB", Right: true},
 		texttable.Column{Header: "RANK", Right: true}, texttable.Column{Header: "FIGURES", Right: true},
 		texttable.Column{Header: "SOURCE", Wrap: true, MinWidth: 30})
@@ -94,7 +94,7 @@ func gpuTable(cat *models.Catalog) *texttable.Table {
 	return t
 }
 
-func jobTable(cat *models.Catalog) *texttable.Table {
+func jobTable(cat *catalogue.Catalog) *texttable.Table {
 	t := texttable.New(texttable.Column{Header: "JOB TYPE", Wrap: true, MinWidth: 20},
 		texttable.Column{Header: "GPU TYPES MEASURED", Wrap: true, MinWidth: 18},
 		texttable.Column{Header: "SOURCE", Wrap: true, MinWidth: 30})

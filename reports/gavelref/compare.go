@@ -147,7 +147,7 @@ func compare(ref *Reference, g *RefRun, pair Pair, o Options) (Row, error) {
 			row.Decisions++
 		}
 	}
-	if t, ok := res.PolicyReport.(gavel.Tally); ok {
+	if t, ok := res.PolicyReport.(*gavel.Tally); ok {
 		row.LPs = t.LPs
 	}
 	if g.OK() && row.GavelJCT > 0 {

@@ -8,6 +8,7 @@ import (
 	"sort"
 
 	"fairbench/models"
+	"fairbench/models/catalogue"
 	"strconv"
 )
 
@@ -51,7 +52,7 @@ var hpoGangs = []struct {
 // gang draws a gang size for jobType from hpoGangs (x uniform in [0, 1)),
 // renormalised over the sizes the job type can run at on every GPU type.
 func (h hpoTrace) gang(jobType string, x float64) int {
-	m := models.Catalogue().Matrix
+	m := catalogue.Builtin().Matrix
 	var ok []int
 	var ws []float64
 	var total float64

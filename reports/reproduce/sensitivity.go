@@ -18,6 +18,9 @@ type Variation struct {
 	Name, What string
 	// Set replaces scenario keys, by dotted path ("workload.jobs").
 	Set map[string]any
+	// QuickSet, when set, replaces Set on the --quick grid (a variation
+	// sized for the full grid may not fit the reduced one).
+	QuickSet map[string]any
 	// Options are merged into a policy's options.
 	Options map[string]map[string]any
 	// Swap runs another policy in place of one the headlines name
@@ -104,7 +107,11 @@ func (e *Experiment) sensitivity(o Options, dir string) ([]sensitivityRun, []str
 		if v.Traces != nil {
 			ve.Traces = v.Traces
 		}
-		g, err := ve.runGrid(o, filepath.Join(dir, "sensitivity", v.Name), oneSeed(v.apply))
+		set := v
+		if o.Quick && v.QuickSet != nil {
+			set.Set = v.QuickSet
+		}
+		g, err := ve.runGrid(o, filepath.Join(dir, "sensitivity", v.Name), oneSeed(set.apply))
 		if err != nil {
 			notes = append(notes, fmt.Sprintf("Sensitivity run %s failed: %v", v.Name, err))
 			continue

@@ -65,7 +65,7 @@ type jobState struct {
 
 // fairFinish is τ_j: the finish time of j, arrived at a with w units of
 // work, on a dedicated 1/n of every GPU type without preemption — its
-// arrival plus its work at the equal-share rate (models.EqualShareThroughput
+// arrival plus its work at the equal-share rate (models.Environment.EqualShareThroughput
 // with f = 1/|A(t)|; the same isolated rate the simulator's finish-time
 // fairness uses). rate is that rate in work units per round.
 func fairFinish(a, w, rate float64) float64 {

@@ -56,7 +56,7 @@ func TestFairFinish(t *testing.T) {
 // be 1.6 s; the simulator says 42 s; the override says 7 s.
 func TestRestoreFromSimulator(t *testing.T) {
 	t.Parallel()
-	s := &models.Snapshot{JobTypes: map[string]models.JobType{"m": {Name: "m", StateGB: 2}}}
+	s := &models.Snapshot{Environment: models.Environment{JobTypes: map[string]models.JobType{"m": {Name: "m", StateGB: 2}}}}
 	j := &models.Job{Type: "m"}
 	p, err := New(solvers.Config{Restore: func(models.JobType) time.Duration { return 42 * time.Second }})
 	if err != nil {

@@ -16,7 +16,7 @@ type tputKey struct {
 // tputs are one kind of job's throughputs on each type of the cluster, in
 // Cluster.TypeNames() order.
 type tputs struct {
-	cons   []float64 // models.ThroughputOn: what the program plans with
+	cons   []float64 // models.Environment.Throughput: what the program plans with
 	spread []float64 // the matrix's spread figure (0 when unmeasured)
 	best   float64   // max of cons
 	fair   float64   // equal-share throughput at fairN jobs
@@ -25,14 +25,14 @@ type tputs struct {
 
 // tputsOf returns (and caches) the throughputs of jobs like j.
 func (p *FFT) tputsOf(s *models.Snapshot, j *models.Job) *tputs {
-	k := tputKey{j.Type, j.Gang, models.MemoryNeed(s.JobTypes, j)}
+	k := tputKey{j.Type, j.Gang, s.MemoryNeed(j)}
 	if t, ok := p.tput[k]; ok {
 		return t
 	}
 	types := s.Cluster.TypeNames()
 	t := &tputs{cons: make([]float64, len(types)), spread: make([]float64, len(types))}
 	for i, g := range types {
-		t.cons[i] = models.ThroughputOn(s.Cluster, s.Matrix, s.JobTypes, j, g)
+		t.cons[i] = s.Throughput(j, g)
 		t.best = math.Max(t.best, t.cons[i])
 		if t.cons[i] > 0 {
 			t.spread[i] = s.Matrix.Throughput(models.Key{Job: j.Type, GPU: g, Gang: j.Gang, Placement: models.Spread})
@@ -45,7 +45,7 @@ func (p *FFT) tputsOf(s *models.Snapshot, j *models.Job) *tputs {
 // fairRate is j's equal-share throughput (steps/s) among n active jobs.
 func (p *FFT) fairRate(s *models.Snapshot, j *models.Job, t *tputs, n int) float64 {
 	if t.fairN != n {
-		t.fair = models.EqualShareThroughput(s.Cluster, s.Matrix, s.JobTypes, j, 1/float64(n))
+		t.fair = s.EqualShareThroughput(j, 1/float64(n))
 		t.fairN = n
 	}
 	return t.fair
@@ -97,7 +97,7 @@ func (p *FFT) restoreSeconds(s *models.Snapshot, j *models.Job) float64 {
 //	s[j][i](t) = restore_j / round   if j would resume from a checkpoint on i
 //
 // θ[j][i] = T[j][i]·round/unit_j is the work per round on type i at the
-// job's gang (consolidated when it fits one server, as models.ThroughputOn);
+// job's gang (consolidated when it fits one server, as models.Environment.Throughput);
 // x[j][i] may be 1 only where θ > 0 (the type has the memory, the figure is
 // measured and the gang fits). With PhiWork "remaining", W_j in the second
 // term of φ is the work still to do. s applies when the job has run before

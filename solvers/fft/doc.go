@@ -39,10 +39,10 @@
 //     epochs; jobs here have steps and no epoch size) and ρ_j·θ scales with
 //     the square of the unit (see UnitBestRound): the default is one round of
 //     the job's own work on its fastest type; "job" and "step" are options.
-//   - θ[j][i] uses models.ThroughputOn: consolidated throughput when the gang
+//   - θ[j][i] uses models.Environment.Throughput: consolidated throughput when the gang
 //     fits one server, spread otherwise; 0 (no measured figure, too little
 //     memory, too few GPUs) forbids the pair — the memory rows.
-//   - τ_j = a_j + W_j / r_j with r_j = models.EqualShareThroughput at
+//   - τ_j = a_j + W_j / r_j with r_j = models.Environment.EqualShareThroughput at
 //     f = 1/|A(t)| (fractional time on 1/n of each type, the isolated rate of
 //     the simulator's finish-time fairness), |A(t)| the active jobs of the
 //     decision; recomputed only when the set of active jobs changed.

@@ -145,7 +145,7 @@ func TestSwitchingPenalty(t *testing.T) {
 // A gang that fits only on one type. Four V100 on one server, two K80 on
 // another. A is a 4-GPU resnet job of 10,800 steps (W = 10 units of 1,080
 // steps), B and C 1-GPU resnet jobs of 1,080 steps (W = 1); all arrive at 0.
-// A cannot run on the two K80s (models.ThroughputOn: gang > capacity).
+// A cannot run on the two K80s (models.Environment.Throughput: gang > capacity).
 //
 //	c_V(A) = 4·10/1 = 40;  c_V(B) = c_V(C) = 1·1/1 = 1;  c_K(B) = c_K(C) = 1/(1/3) = 3.
 //

@@ -102,8 +102,8 @@ func TestSimDeterministic(t *testing.T) {
 		if !reflect.DeepEqual(a, b) {
 			t.Fatalf("exact=%v: two runs differ", exact)
 		}
-		_, err := sim.Run(sim.Config{Cluster: policytest.Cluster(t, servers), Users: []models.User{{Name: "u", Weight: 1}},
-			Jobs: jobs, Matrix: policytest.Matrix(t), Round: 360 * time.Second}, p)
+		_, err := sim.Run(sim.Config{Environment: models.Environment{Cluster: policytest.Cluster(t, servers), Matrix: policytest.Matrix(t)}, Users: []models.User{{Name: "u", Weight: 1}},
+			Jobs: jobs, Round: 360 * time.Second}, p)
 		if !errors.Is(err, solvers.ErrTimeWentBack) {
 			t.Errorf("exact=%v: a second run on one instance: %v, want ErrTimeWentBack", exact, err)
 		}
@@ -161,8 +161,7 @@ func TestCompensationMattersByDefault(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		res, err := sim.Run(sim.Config{Cluster: w.Cluster, Users: w.Users, Jobs: w.Jobs, Matrix: w.Matrix,
-			JobTypes: w.JobTypes, Round: w.Round, Costs: costs}, p)
+		res, err := sim.Run(sim.Config{Environment: w.Environment, Users: w.Users, Jobs: w.Jobs, Round: w.Round, Costs: costs}, p)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -133,8 +133,8 @@ func (d *driver) decide(now float64) models.Allocation {
 	if t%round == 0 {
 		trig = models.AtRound
 	}
-	s := &models.Snapshot{Now: t, Round: int(t / round), RoundLength: round, Trigger: trig, Cluster: d.c,
-		Users: d.users, Jobs: d.jobs, Matrix: d.m, JobTypes: map[string]models.JobType{}}
+	s := &models.Snapshot{Now: t, Round: int(t / round), RoundLength: round, Trigger: trig, Environment: models.Environment{Cluster: d.c, Matrix: d.m, JobTypes: map[string]models.JobType{}},
+		Users: d.users, Jobs: d.jobs}
 	a, err := d.p.Allocate(s)
 	if err != nil {
 		d.t.Fatal(err)
@@ -199,7 +199,7 @@ func (d *driver) runIDs() []int {
 // have no state size) with 360 s rounds.
 func simulate(t testing.TB, p solvers.Policy, c *models.Cluster, us []models.User, onEvent func(sim.Event), jobs ...models.Job) *sim.Result {
 	t.Helper()
-	r, err := sim.Run(sim.Config{Cluster: c, Users: us, Jobs: jobs, Matrix: matrix(t), Round: round, OnEvent: onEvent}, p)
+	r, err := sim.Run(sim.Config{Environment: models.Environment{Cluster: c, Matrix: matrix(t)}, Users: us, Jobs: jobs, Round: round, OnEvent: onEvent}, p)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -252,7 +252,7 @@ func TestSimRandomWorkloads(t *testing.T) {
 					if err != nil {
 						t.Fatal(err)
 					}
-					r, err := sim.Run(sim.Config{Cluster: c, Users: us, Jobs: jobs, Matrix: m, Round: round,
+					r, err := sim.Run(sim.Config{Environment: models.Environment{Cluster: c, Matrix: m}, Users: us, Jobs: jobs, Round: round,
 						Costs: sim.Costs{PerType: map[string]time.Duration{"r4": 30 * time.Second, "unit": 5 * time.Second}}}, p)
 					if err != nil {
 						t.Fatalf("seed %d, %s %v: %v", seed, name, opts, err)
@@ -285,12 +285,12 @@ func TestOneInstancePerRun(t *testing.T) {
 	if !reflect.DeepEqual(a, b) {
 		t.Error("two instances give different runs")
 	}
-	_, err := sim.Run(sim.Config{Cluster: c, Users: users("A", "B"), Jobs: jobs, Matrix: matrix(t), Round: round}, p)
+	_, err := sim.Run(sim.Config{Environment: models.Environment{Cluster: c, Matrix: matrix(t)}, Users: users("A", "B"), Jobs: jobs, Round: round}, p)
 	if !errors.Is(err, solvers.ErrTimeWentBack) {
 		t.Errorf("a second run on one instance: %v, want ErrTimeWentBack", err)
 	}
 	later := &models.Snapshot{Now: 1000 * round, Round: 1000, RoundLength: round, Trigger: models.AtRound,
-		Cluster: cluster(t, servers("V100", 2, 4)...), Users: users("A", "B"), Matrix: matrix(t)}
+		Environment: models.Environment{Cluster: cluster(t, servers("V100", 2, 4)...), Matrix: matrix(t)}, Users: users("A", "B")}
 	if _, err := p.Allocate(later); err == nil || !strings.Contains(err.Error(), "another cluster") {
 		t.Errorf("a snapshot of another cluster: %v", err)
 	}
@@ -327,8 +327,8 @@ func TestInstanceDecision(t *testing.T) {
 	if got := d.running(); !reflect.DeepEqual(got, []string{"1@V100[2 3]", "2@V100[0]"}) {
 		t.Errorf("running %v, want job 1 kept on GPUs 2–3", got)
 	}
-	bad := &models.Snapshot{Cluster: cluster(t, models.Server{Type: "V100", GPUs: 1}), Users: users("U"),
-		Jobs: []models.JobState{job(1, "nobody", "unit", 1)}, Matrix: matrix(t)}
+	bad := &models.Snapshot{Environment: models.Environment{Cluster: cluster(t, models.Server{Type: "V100", GPUs: 1}), Matrix: matrix(t)}, Users: users("U"),
+		Jobs: []models.JobState{job(1, "nobody", "unit", 1)}}
 	if _, err := newGF(t, nil).Allocate(bad); err == nil || !strings.Contains(err.Error(), "nobody") {
 		t.Errorf("unknown user: err %v", err)
 	}

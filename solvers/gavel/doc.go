@@ -24,7 +24,7 @@
 //	Σ_g x[j][g] ≤ 1                  (a job runs on one type at a time)
 //	Σ_j d_j·x[j][g] ≤ N_g            (d_j the gang, N_g the GPUs of type g)
 //
-// where T[j][g] = models.Snapshot.Throughput: the job's steps per second
+// where T[j][g] = models.Environment.Throughput: the job's steps per second
 // with its whole gang on type g, consolidated when the gang fits one server
 // of g and spread otherwise; 0 when the matrix has no figure for that key,
 // the figure is 0, the job does not fit the type's memory, or the type has

@@ -59,7 +59,7 @@ func unrunnable(policy string, s *models.Snapshot, j *models.JobState) *Unrunnab
 		r := TypeReason{GPU: g}
 		key := models.Key{Job: j.Type, GPU: g, Gang: j.Gang, Placement: placementOn(s.Cluster, g, j.Gang)}
 		f, ok := s.Matrix.Lookup(key)
-		switch need := models.MemoryNeed(s.JobTypes, &j.Job); {
+		switch need := s.MemoryNeed(&j.Job); {
 		case s.Cluster.Capacity(g) < j.Gang:
 			r.Reason = fmt.Sprintf("gang %d > %d GPUs of this type", j.Gang, s.Cluster.Capacity(g))
 		case need > t.MemoryGB:
@@ -76,7 +76,7 @@ func unrunnable(policy string, s *models.Snapshot, j *models.JobState) *Unrunnab
 }
 
 // placementOn is the placement a gang gets on type g: consolidated when it
-// fits in one server, else spread (as models.Snapshot.Throughput decides).
+// fits in one server, else spread (as models.Environment.Throughput decides).
 func placementOn(c *models.Cluster, g string, gang int) models.Placement {
 	if gang > c.MaxServerGPUs(g) {
 		return models.Spread

@@ -90,8 +90,8 @@ func snap(t testing.TB, now float64, users []models.User, servers []models.Serve
 	if users == nil {
 		users = []models.User{{Name: "u", Weight: 1}}
 	}
-	return &models.Snapshot{Now: sec(now), RoundLength: 360 * time.Second, Cluster: cluster(t, servers...),
-		Users: users, Jobs: jobs, Matrix: matrix(t), JobTypes: map[string]models.JobType{}}
+	return &models.Snapshot{Now: sec(now), RoundLength: 360 * time.Second, Environment: models.Environment{Cluster: cluster(t, servers...), Matrix: matrix(t), JobTypes: map[string]models.JobType{}},
+		Users: users, Jobs: jobs}
 }
 
 // objective is what every Gavel policy reports about its last decision.

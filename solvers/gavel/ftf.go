@@ -27,7 +27,7 @@ const feasibleS = 1 - 1e-9
 //
 // over the jobs with steps left, where y_j(x) = Σ_g T[j][g]·x[j][g], t_j is
 // the time since the job arrived, R_j its remaining steps, e_j its
-// throughput on 1/n of every type (models.EqualShareThroughput with
+// throughput on 1/n of every type (models.Environment.EqualShareThroughput with
 // f = 1/n, Themis' independent share) and τ_j the job's cumulative
 // isolated time: the sum, over the decisions so far, of the steps it did
 // between one decision and the next divided by the e_j of the first (so the

@@ -103,7 +103,7 @@ func proportional(t, caps []float64) float64 {
 
 // equalShare is the throughput of a job with gang d on the fraction f of
 // every type, fastest types first: max Σ_g T[g]·x[g] subject to Σ_g x[g] ≤ 1
-// and d·x[g] ≤ f·N_g (models.EqualShareThroughput, for any throughput row).
+// and d·x[g] ≤ f·N_g (models.Environment.EqualShareThroughput, for any throughput row).
 func equalShare(t, caps []float64, d int, f float64) float64 {
 	order := make([]int, 0, len(t))
 	for g := range t {

@@ -26,13 +26,13 @@ const (
 //	           c[j][g] = d_j · T[j][g] / (w_j · P_j)
 //	           the shared constraints (model)
 //
-// T[j][g] is the job's throughput at its gang (models.Snapshot.Throughput),
+// T[j][g] is the job's throughput at its gang (models.Environment.Throughput),
 // d_j its gang (Gavel's scale factor: a job on d GPUs should get 1/d of the
 // time of a job on one GPU when their throughputs are equal), w_j its
 // priority weight (models.Job.PriorityWeight) and P_j Gavel's proportional
 // throughput Σ_g T[j][g]·N_g / max(Σ_g N_g, n) (proportional). With the
 // normaliser option equal-share, c[j][g] = T[j][g] / (w_j · E_j) with E_j
-// the job's throughput on 1/n of every type (models.EqualShareThroughput);
+// the job's throughput on 1/n of every type (models.Environment.EqualShareThroughput);
 // the two coincide, up to a factor common to all jobs (so with the same
 // optimal allocations), whenever every job's 1/n share of the cluster is at
 // most one gang's worth of GPU time (n·d_j ≥ Σ_g N_g).

@@ -133,7 +133,7 @@ func TestLASHomogeneousEqualSplit(t *testing.T) {
 		for i := range s.Jobs {
 			j := &s.Jobs[i]
 			tput := s.Throughput(&j.Job, "V100")
-			want := models.EqualShareThroughput(s.Cluster, s.Matrix, s.JobTypes, &j.Job, 1/float64(len(jobs))) / tput
+			want := s.EqualShareThroughput(&j.Job, 1/float64(len(jobs))) / tput
 			if got := a.Fractions[j.ID]["V100"]; !near(got, want, 1e-7) || !near(got, 1/float64(j.Gang), 1e-7) {
 				t.Errorf("%s: job %d (gang %d): x = %v, want the equal split %v", norm, j.ID, j.Gang, got, want)
 			}

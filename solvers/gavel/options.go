@@ -34,7 +34,7 @@ const (
 	NormProportional = "proportional"
 	// NormEqualShare is the "equal split" of docs/algorithms/gavel.md
 	// ("Normalisers"): the job's best throughput on 1/n of every type
-	// (models.EqualShareThroughput).
+	// (models.Environment.EqualShareThroughput).
 	NormEqualShare = "equal-share"
 )
 

@@ -35,7 +35,10 @@ type Tally struct {
 }
 
 // Report returns the tally.
-func (b *base) Report() any { return b.tally }
+func (b *base) Report() any {
+	t := b.tally
+	return &t
+}
 
 // options is what every policy's options type offers newBase: the common
 // Options inside it, and a validation that returns the LP backend.
@@ -99,13 +102,13 @@ var (
 // solvers/registry/claims.go.
 func Entries() []solvers.Entry {
 	return []solvers.Entry{
-		{Name: LASName, Summary: LASSummary, New: NewLAS},
-		{Name: AgnosticName, Summary: AgnosticSummary, New: NewAgnostic},
-		{Name: FTFName, Summary: FTFSummary, New: NewFTF},
-		{Name: MakespanName, Summary: MakespanSummary, New: NewMakespan},
-		{Name: MaxThroughputName, Summary: MaxThroughputSummary, New: NewMaxThroughput},
-		{Name: HierarchicalName, Summary: HierarchicalSummary, New: NewHierarchical},
-		{Name: SpaceSharingName, Summary: SpaceSharingSummary, New: NewSpaceSharing},
+		{Name: LASName, Summary: LASSummary, New: NewLAS, Report: solvers.ReportAs[Tally]},
+		{Name: AgnosticName, Summary: AgnosticSummary, New: NewAgnostic, Report: solvers.ReportAs[Tally]},
+		{Name: FTFName, Summary: FTFSummary, New: NewFTF, Report: solvers.ReportAs[Tally]},
+		{Name: MakespanName, Summary: MakespanSummary, New: NewMakespan, Report: solvers.ReportAs[Tally]},
+		{Name: MaxThroughputName, Summary: MaxThroughputSummary, New: NewMaxThroughput, Report: solvers.ReportAs[Tally]},
+		{Name: HierarchicalName, Summary: HierarchicalSummary, New: NewHierarchical, Report: solvers.ReportAs[Tally]},
+		{Name: SpaceSharingName, Summary: SpaceSharingSummary, New: NewSpaceSharing, Report: solvers.ReportAs[Tally]},
 		{Name: AlloXName, Summary: AlloXSummary, New: NewAlloX},
 	}
 }

@@ -133,7 +133,7 @@ func TestFTFObjectiveIsItsAllocations(t *testing.T) {
 		got, equal := 0.0, 0.0
 		for i := range s.Jobs {
 			j := &s.Jobs[i]
-			e := models.EqualShareThroughput(s.Cluster, s.Matrix, s.JobTypes, &j.Job, 1/n)
+			e := s.EqualShareThroughput(&j.Job, 1/n)
 			d := j.Remaining() / e
 			y := 0.0
 			for g, x := range a.Fractions[j.ID] {

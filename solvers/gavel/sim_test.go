@@ -32,8 +32,7 @@ workload: {generator: philly, jobs: %d, arrival_rate_per_hour: %g}
 	if err != nil {
 		t.Fatal(err)
 	}
-	return sim.Config{Cluster: w.Cluster, Users: w.Users, Jobs: w.Jobs, Matrix: w.Matrix, JobTypes: w.JobTypes,
-		Round: w.Round, Costs: sim.Costs{PerType: w.Restore, BandwidthGBps: w.BandwidthGBPerSecond}}
+	return sim.Config{Environment: w.Environment, Users: w.Users, Jobs: w.Jobs, Round: w.Round, Costs: sim.Costs{PerType: w.Restore, BandwidthGBps: w.BandwidthGBPerSecond}}
 }
 
 // gavel-las beats gavel-las-agnostic on mean JCT on a heterogeneous

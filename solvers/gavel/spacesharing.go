@@ -98,7 +98,7 @@ func (p *SpaceSharing) Allocate(s *models.Snapshot) (models.Allocation, error) {
 	}
 	classes := group(n, p.opt.Aggregate, func(i int) keyer {
 		j := &s.Jobs[i].Job
-		return keyer(nil).str(j.Type).num(float64(j.Gang)).num(models.MemoryNeed(s.JobTypes, j)).num(factor[i]).nums(in.tput[i])
+		return keyer(nil).str(j.Type).num(float64(j.Gang)).num(s.MemoryNeed(j)).num(factor[i]).nums(in.tput[i])
 	})
 	m := newModel(in, classes, lp.Maximize, false)
 	t, rows := m.maxMin(coef)
@@ -160,7 +160,7 @@ func pairRates(in *instance, a, b, g int) (ua, ub float64, ok bool) {
 		return 0, 0, false
 	}
 	typ, _ := s.Cluster.Type(in.types[g])
-	if models.MemoryNeed(s.JobTypes, ja)+models.MemoryNeed(s.JobTypes, jb) > typ.MemoryGB {
+	if s.MemoryNeed(ja)+s.MemoryNeed(jb) > typ.MemoryGB {
 		return 0, 0, false
 	}
 	pl := placementOn(s.Cluster, typ.Name, ja.Gang)

@@ -42,7 +42,7 @@ func simFixture(t *testing.T) sim.Config {
 		}
 	}
 	users := []models.User{{Name: "x", Weight: 1}, {Name: "y", Weight: 2}, {Name: "z", Weight: 1}}
-	return sim.Config{Cluster: c, Users: users, Matrix: m}
+	return sim.Config{Environment: models.Environment{Cluster: c, Matrix: m}, Users: users}
 }
 
 // randomJobs draws n jobs of the fixture's types and users arriving within
@@ -203,6 +203,10 @@ func (p *turnTaker) Report() any {
 	}
 	return nil
 }
+
+// RoundRules forwards the wrapped policy's round rules (solvers.Rounds), so
+// the simulator runs it as it runs the policy alone.
+func (p *turnTaker) RoundRules() solvers.RoundRules { return solvers.RoundsOf(p.Policy) }
 
 func (p *turnTaker) Allocate(s *models.Snapshot) (models.Allocation, error) {
 	l := p.l

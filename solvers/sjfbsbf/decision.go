@@ -105,15 +105,15 @@ type aClass struct {
 	kind  kindKey
 	gpu   string
 	place models.Placement // nominal: consolidated when the gang fits a server
-	rate1 float64          // steps/s alone, whole batch (Snapshot.Throughput)
+	rate1 float64          // steps/s alone, whole batch (models.Environment.Throughput)
 	job   *models.Job      // a representative, for the models helpers
 	acc   []accumSetting   // built on first use
 	accOK bool
 }
 
 // accumSetting is one gradient-accumulation setting k > 1 of a pending
-// kind: its throughput (models.AccumThroughput at the nominal placement) and
-// per-GPU memory (models.AccumMemory).
+// kind: its throughput (models.Environment.AccumThroughput at the nominal placement) and
+// per-GPU memory (models.Environment.AccumMemory).
 type accumSetting struct {
 	k    int
 	rate float64
@@ -205,10 +205,10 @@ func (d *decision) addCand(j *models.JobState, idx int, typ string, gpus []int, 
 	k := max(accum, 1)
 	place := d.placement(gpus)
 	key := classKey{gpu: typ, job: j.Type, gang: j.Gang, place: place, accum: k,
-		mem: models.AccumMemory(d.s.JobTypes, &j.Job, k)}
+		mem: d.s.AccumMemory(&j.Job, k)}
 	cls := d.classes[key]
 	if cls == nil {
-		rate, _ := models.AccumThroughput(d.s.JobTypes, d.s.Matrix, &j.Job, typ, place, k)
+		rate, _ := d.s.AccumThroughput(&j.Job, typ, place, k)
 		cls = &class{key: key, rate: rate,
 			sig: d.p.sigID(d.s.Matrix, sig{job: j.Type, gpu: typ, gang: j.Gang, place: place})}
 		d.classes[key] = cls
@@ -302,7 +302,7 @@ func (d *decision) pendingOrder() []int {
 // kindsOf lists j's kind on every GPU type that can run it, fastest first
 // (ties in the cluster's type order).
 func (d *decision) kindsOf(j *models.JobState) []*aClass {
-	kk := kindKey{job: j.Type, gang: j.Gang, mem: models.MemoryNeed(d.s.JobTypes, &j.Job)}
+	kk := kindKey{job: j.Type, gang: j.Gang, mem: d.s.MemoryNeed(&j.Job)}
 	if list, ok := d.kinds[kk]; ok {
 		return list
 	}
@@ -327,7 +327,7 @@ func (d *decision) kindsOf(j *models.JobState) []*aClass {
 
 // accum lists a's accumulation settings k > 1 on its type, ascending k: one
 // per job type of the same model measured at the sub-batch BatchSize/k
-// (models.AccumThroughput never extrapolates).
+// (models.Environment.AccumThroughput never extrapolates).
 func (d *decision) accum(a *aClass) []accumSetting {
 	if a.accOK {
 		return a.acc
@@ -352,8 +352,8 @@ func (d *decision) accum(a *aClass) []accumSetting {
 	slices.Sort(ks)
 	ks = slices.Compact(ks)
 	for _, k := range ks {
-		if r, ok := models.AccumThroughput(d.s.JobTypes, d.s.Matrix, a.job, a.gpu, a.place, k); ok {
-			a.acc = append(a.acc, accumSetting{k: k, rate: r, mem: models.AccumMemory(d.s.JobTypes, a.job, k)})
+		if r, ok := d.s.AccumThroughput(a.job, a.gpu, a.place, k); ok {
+			a.acc = append(a.acc, accumSetting{k: k, rate: r, mem: d.s.AccumMemory(a.job, k)})
 		}
 	}
 	return a.acc
@@ -376,7 +376,7 @@ func (d *decision) pair(a *aClass, b *class) *pairInfo {
 	info.xia, info.xib = f.xia, f.xib
 	t, _ := d.c.Type(a.gpu)
 	fits := func(mem float64) bool { return mem+b.key.mem <= t.MemoryGB } // as models.Feasible
-	if fits(models.AccumMemory(d.s.JobTypes, a.job, 1)) {
+	if fits(d.s.AccumMemory(a.job, 1)) {
 		info.ok, info.k, info.rate = true, 1, a.rate1
 		return info
 	}

@@ -63,7 +63,7 @@
 // For pending job a and running job b on GPU type g: E = remaining steps /
 // throughput alone (b: at its placement and accumulation setting; a: at its
 // nominal placement, consolidated when its gang fits a server, as
-// Snapshot.Throughput), and ξ = isolated / co-located throughput from the
+// models.Environment.Throughput), and ξ = isolated / co-located throughput from the
 // matrix's pair figures, or default_slowdown when the matrix has none —
 // exactly what the simulator will apply (sim's slowdown). TCon and TSeq give
 // the two mean completion times; see pairwise.go. Among running jobs of one
@@ -73,9 +73,9 @@
 //
 // # Gradient accumulation
 //
-// When a pair does not fit in memory (models.AccumMemory of both ≤ the GPU's
+// When a pair does not fit in memory (models.Environment.AccumMemory of both ≤ the GPU's
 // memory), the pending job may run k sub-batches of BatchSize/k per step
-// (models.AccumThroughput: the matrix's measured figure of the same model at
+// (models.Environment.AccumThroughput: the matrix's measured figure of the same model at
 // the sub-batch, never an extrapolation). sjf-bsbf picks, among the k whose
 // memory fits, the one with the highest throughput, which minimises the
 // pair's t_con for every E_b (t_con grows with E_a in both branches) and

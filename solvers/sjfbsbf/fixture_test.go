@@ -99,8 +99,8 @@ func running(j models.JobState, done float64, gpus ...int) models.JobState {
 
 func snap(t testing.TB, c *models.Cluster, jobs ...models.JobState) *models.Snapshot {
 	t.Helper()
-	return &models.Snapshot{Cluster: c, Users: []models.User{{Name: "u", Weight: 1}}, Jobs: jobs,
-		Matrix: matrix(t), JobTypes: jobTypes, RoundLength: 360 * time.Second}
+	return &models.Snapshot{Environment: models.Environment{Cluster: c, Matrix: matrix(t), JobTypes: jobTypes}, Users: []models.User{{Name: "u", Weight: 1}}, Jobs: jobs,
+		RoundLength: 360 * time.Second}
 }
 
 func build(t testing.TB, f solvers.Factory) solvers.Policy {
@@ -166,8 +166,7 @@ func simulate(t testing.TB, p solvers.Policy, c *models.Cluster, jobs ...models.
 	for _, j := range jobs {
 		js = append(js, j.Job)
 	}
-	r, err := sim.Run(sim.Config{Cluster: c, Users: []models.User{{Name: "u", Weight: 1}}, Jobs: js,
-		Matrix: matrix(t), JobTypes: jobTypes}, p)
+	r, err := sim.Run(sim.Config{Environment: models.Environment{Cluster: c, Matrix: matrix(t), JobTypes: jobTypes}, Users: []models.User{{Name: "u", Weight: 1}}, Jobs: js}, p)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -92,8 +92,7 @@ func randomConfig(t testing.TB, seed uint64) sim.Config {
 		jobs = append(jobs, models.Job{ID: models.JobID(i), User: "u", Type: types[rng.IntN(len(types))], Gang: gang,
 			Steps: 10 * float64(int(1+rng.ExpFloat64()*300)), Arrival: sec(float64(int(at)))})
 	}
-	return sim.Config{Cluster: cluster(t, servers...), Users: []models.User{{Name: "u", Weight: 1}}, Jobs: jobs,
-		Matrix: matrix(t), JobTypes: jobTypes}
+	return sim.Config{Environment: models.Environment{Cluster: cluster(t, servers...), Matrix: matrix(t), JobTypes: jobTypes}, Users: []models.User{{Name: "u", Weight: 1}}, Jobs: jobs}
 }
 
 // TestInvariantsRandom: on random workloads every decision of every variant
@@ -169,8 +168,7 @@ func TestExampleScenario(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := sim.Config{Cluster: w.Cluster, Users: w.Users, Jobs: w.Jobs, Matrix: w.Matrix, JobTypes: w.JobTypes,
-		Round: w.Round, Costs: sim.Costs{PerType: w.Restore, BandwidthGBps: w.BandwidthGBPerSecond}}
+	cfg := sim.Config{Environment: w.Environment, Users: w.Users, Jobs: w.Jobs, Round: w.Round, Costs: sim.Costs{PerType: w.Restore, BandwidthGBps: w.BandwidthGBPerSecond}}
 	for _, v := range variants {
 		p := &checked{Policy: build(t, v.f), t: t}
 		r, err := sim.Run(cfg, p)

@@ -116,7 +116,7 @@ func (d *decision) idleGPUs(srv, n int, out []int) []int {
 // runnable checks that the job has a measured throughput at the placement
 // its GPUs give (a spread gang needs a spread figure) with its setting.
 func (d *decision) runnable(j *models.JobState, pl *plan) *plan {
-	r, ok := models.AccumThroughput(d.s.JobTypes, d.s.Matrix, &j.Job, pl.a.gpu, d.placement(pl.gpus), pl.k)
+	r, ok := d.s.AccumThroughput(&j.Job, pl.a.gpu, d.placement(pl.gpus), pl.k)
 	if !ok || r <= 0 {
 		return nil
 	}

@@ -75,8 +75,8 @@ func TestSimOneInstancePerRun(t *testing.T) {
 			t.Errorf("job %d: JCT %v in the first run, %v in the second", id, j.JCT, second[id].JCT)
 		}
 	}
-	_, err := sim.Run(sim.Config{Cluster: policytest.Cluster(t, servers), Users: []models.User{{Name: "u", Weight: 1}},
-		Jobs: jobs, Matrix: policytest.Matrix(t), Round: 360 * time.Second}, p)
+	_, err := sim.Run(sim.Config{Environment: models.Environment{Cluster: policytest.Cluster(t, servers), Matrix: policytest.Matrix(t)}, Users: []models.User{{Name: "u", Weight: 1}},
+		Jobs: jobs, Round: 360 * time.Second}, p)
 	if !errors.Is(err, solvers.ErrTimeWentBack) {
 		t.Errorf("a second run on one instance: %v, want ErrTimeWentBack", err)
 	}

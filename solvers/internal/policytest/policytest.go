@@ -39,8 +39,8 @@ func Snap(t testing.TB, now time.Duration, users []models.User, servers []models
 	if users == nil {
 		users = []models.User{{Name: "u", Weight: 1}}
 	}
-	return &models.Snapshot{Now: now, RoundLength: 360 * time.Second, Cluster: Cluster(t, servers), Users: users,
-		Jobs: jobs, Matrix: Matrix(t), JobTypes: map[string]models.JobType{}}
+	return &models.Snapshot{Now: now, RoundLength: 360 * time.Second, Environment: models.Environment{Cluster: Cluster(t, servers), Matrix: Matrix(t), JobTypes: map[string]models.JobType{}}, Users: users,
+		Jobs: jobs}
 }
 
 // Cluster is a cluster of the fixture's GPU types.
@@ -120,8 +120,7 @@ func Simulate(t testing.TB, p solvers.Policy, servers []models.Server, users []m
 	if users == nil {
 		users = []models.User{{Name: "u", Weight: 1}}
 	}
-	r, err := sim.Run(sim.Config{Cluster: Cluster(t, servers), Users: users, Jobs: jobs, Matrix: Matrix(t),
-		Round: 360 * time.Second}, p)
+	r, err := sim.Run(sim.Config{Environment: models.Environment{Cluster: Cluster(t, servers), Matrix: Matrix(t)}, Users: users, Jobs: jobs, Round: 360 * time.Second}, p)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,5 +1,6 @@
-package models
+package catalogue
 
+import "fairbench/models"
 import "testing"
 
 // TestCataloguePairs checks the built-in co-location pairs: Gavel's 26 job
@@ -8,20 +9,20 @@ import "testing"
 // its job alone, and the [0, 0] pairs (cannot run together) counted.
 func TestCataloguePairs(t *testing.T) {
 	t.Parallel()
-	m := Catalogue().Matrix
+	m := Builtin().Matrix
 	perGPU := map[string]int{}
 	zero := map[string]int{}
 	for _, k := range m.PairKeys() {
-		if k.Gang != 1 || k.Placement != Consolidated {
+		if k.Gang != 1 || k.Placement != models.Consolidated {
 			t.Errorf("%v beside %s: want gang 1, consolidated", k.Key, k.Other)
 		}
 		p, _ := m.Pair(k)
-		back, ok := m.Pair(PairKey{Key: Key{Job: k.Other, GPU: k.GPU, Gang: 1}, Other: k.Job})
+		back, ok := m.Pair(models.PairKey{Key: models.Key{Job: k.Other, GPU: k.GPU, Gang: 1}, Other: k.Job})
 		if !ok || back != [2]float64{p[1], p[0]} {
 			t.Errorf("%v beside %s = %v, reverse %v (present %v)", k.Key, k.Other, p, back, ok)
 		}
 		for i, job := range []string{k.Job, k.Other} {
-			iso, ok := m.Lookup(Key{Job: job, GPU: k.GPU, Gang: 1})
+			iso, ok := m.Lookup(models.Key{Job: job, GPU: k.GPU, Gang: 1})
 			if !ok || iso.Value <= 0 {
 				t.Errorf("%v beside %s: %s has no isolated figure on %s", k.Key, k.Other, job, k.GPU)
 				continue
@@ -47,17 +48,17 @@ func TestCataloguePairs(t *testing.T) {
 	}
 	// Spot checks, hand-copied from Gavel's simulation_throughputs.json.
 	cases := []struct {
-		key  PairKey
+		key  models.PairKey
 		want [2]float64
 	}{
 		// v100 → "('ResNet-18 (batch size 128)', 1)" → "('ResNet-18 (batch size 16)', 1)".
-		{PairKey{Key{"ResNet-18 (batch size 128)", "V100", 1, Consolidated}, "ResNet-18 (batch size 16)"},
+		{models.PairKey{Key: models.Key{Job: "ResNet-18 (batch size 128)", GPU: "V100", Gang: 1, Placement: models.Consolidated}, Other: "ResNet-18 (batch size 16)"},
 			[2]float64{17.994906225052176, 32.353384328946916}},
 		// v100 → "('ResNet-18 (batch size 128)', 1)" → "('ResNet-50 (batch size 16)', 1)".
-		{PairKey{Key{"ResNet-18 (batch size 128)", "V100", 1, Consolidated}, "ResNet-50 (batch size 16)"},
+		{models.PairKey{Key: models.Key{Job: "ResNet-18 (batch size 128)", GPU: "V100", Gang: 1, Placement: models.Consolidated}, Other: "ResNet-50 (batch size 16)"},
 			[2]float64{14.70009970854491, 7.969428236318269}},
 		// v100 → "('A3C', 1)" → "('ResNet-50 (batch size 128)', 1)": [0.0, 0.0].
-		{PairKey{Key{"A3C", "V100", 1, Consolidated}, "ResNet-50 (batch size 128)"}, [2]float64{0, 0}},
+		{models.PairKey{Key: models.Key{Job: "A3C", GPU: "V100", Gang: 1, Placement: models.Consolidated}, Other: "ResNet-50 (batch size 128)"}, [2]float64{0, 0}},
 	}
 	for _, c := range cases {
 		if got, ok := m.Pair(c.key); !ok || got != c.want {
@@ -65,7 +66,7 @@ func TestCataloguePairs(t *testing.T) {
 		}
 	}
 	// Multi-GPU pairs are not built in (Gavel's are placeholders).
-	if _, ok := m.Pair(PairKey{Key{"ResNet-18 (batch size 32)", "V100", 2, Consolidated}, "A3C"}); ok {
+	if _, ok := m.Pair(models.PairKey{Key: models.Key{Job: "ResNet-18 (batch size 32)", GPU: "V100", Gang: 2, Placement: models.Consolidated}, Other: "A3C"}); ok {
 		t.Error("a multi-GPU pair is built in")
 	}
 }
@@ -94,7 +95,7 @@ func TestCataloguePairsMatchGavelFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	built := Catalogue().Matrix
+	built := Builtin().Matrix
 	n := 0
 	for _, k := range file.PairKeys() {
 		p, _ := file.Pair(k)
@@ -103,9 +104,9 @@ func TestCataloguePairsMatchGavelFile(t *testing.T) {
 			if p != [2]float64{} {
 				t.Errorf("file: %v beside %s = %v, want the [0, 0] placeholder", k.Key, k.Other, p)
 			}
-		case k.Placement == Spread:
+		case k.Placement == models.Spread:
 			c := k
-			c.Placement = Consolidated
+			c.Placement = models.Consolidated
 			if q, _ := file.Pair(c); q != p {
 				t.Errorf("file: %v beside %s = %v spread, %v consolidated", k.Key, k.Other, p, q)
 			}

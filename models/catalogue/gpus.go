@@ -1,4 +1,6 @@
-package models
+package catalogue
+
+import "fairbench/models"
 
 // catalogueGPUTypes are the built-in GPU types, oldest generation first. Rank
 // orders them by generation: K80 (Kepler, 2014) < P100 (Pascal, 2016) < V100
@@ -15,7 +17,7 @@ package models
 //
 // ReadGavelThroughputs matches GPU keys against these names up to case, so
 // the names must stay distinct ignoring case.
-var catalogueGPUTypes = []GPUType{
+var catalogueGPUTypes = []models.GPUType{
 	{Name: "K80", MemoryGB: 12, Rank: 1,
 		Source: "NVIDIA Tesla K80 datasheet: 24 GB GDDR5 per board of two GK210 GPUs, 12 GB per GPU (Gavel counts one GPU die as one GPU)"},
 	{Name: "P100", MemoryGB: 16, Rank: 2,

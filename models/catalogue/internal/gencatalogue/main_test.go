@@ -24,14 +24,14 @@ func TestGenerateFixture(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := strings.Join([]string{
-		`{"A3C", "K80", 1, Consolidated, 2},`,
-		`{"A3C", "V100", 1, Consolidated, 7.125},`,
-		`{"ResNet-18 (batch size 32)", "K80", 1, Consolidated, 4.5},`,
-		`{"ResNet-18 (batch size 32)", "K80", 2, Consolidated, 0},`,
-		`{"ResNet-18 (batch size 32)", "V100", 1, Consolidated, 12.25},`,
-		`{"ResNet-18 (batch size 32)", "V100", 2, Consolidated, 20.5},`,
-		`{"ResNet-18 (batch size 32)", "V100", 2, Spread, 15.75},`,
-		`{"Transformer (batch size 16)", "V100", 1, Consolidated, 9},`,
+		`{"A3C", "K80", 1, models.Consolidated, 2},`,
+		`{"A3C", "V100", 1, models.Consolidated, 7.125},`,
+		`{"ResNet-18 (batch size 32)", "K80", 1, models.Consolidated, 4.5},`,
+		`{"ResNet-18 (batch size 32)", "K80", 2, models.Consolidated, 0},`,
+		`{"ResNet-18 (batch size 32)", "V100", 1, models.Consolidated, 12.25},`,
+		`{"ResNet-18 (batch size 32)", "V100", 2, models.Consolidated, 20.5},`,
+		`{"ResNet-18 (batch size 32)", "V100", 2, models.Spread, 15.75},`,
+		`{"Transformer (batch size 16)", "V100", 1, models.Consolidated, 9},`,
 	}, "\n\t")
 	s := string(src)
 	if !strings.Contains(s, "\t"+want+"\n}") {

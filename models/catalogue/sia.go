@@ -1,6 +1,7 @@
-package models
+package catalogue
 
 import (
+	"fairbench/models"
 	"fmt"
 	"strconv"
 )
@@ -143,7 +144,7 @@ func siaJobName(app string, localBsz int) string {
 // siaPlacement decodes a placement id (see catalogueSiaTraces): the gang is
 // the sum of the digits, one digit is a single node (Consolidated), more are
 // several nodes (Spread).
-func siaPlacement(id string) (int, Placement, error) {
+func siaPlacement(id string) (int, models.Placement, error) {
 	if id == "" {
 		return 0, 0, fmt.Errorf("sia placement: empty")
 	}
@@ -155,15 +156,15 @@ func siaPlacement(id string) (int, Placement, error) {
 		gang += int(c - '0')
 	}
 	if len(id) == 1 {
-		return gang, Consolidated, nil
+		return gang, models.Consolidated, nil
 	}
-	return gang, Spread, nil
+	return gang, models.Spread, nil
 }
 
 // catalogueSiaJobTypes lists one job type per app, in the order of
 // catalogueSiaTraces.
-func catalogueSiaJobTypes() []JobType {
-	var out []JobType
+func catalogueSiaJobTypes() []models.JobType {
+	var out []models.JobType
 	seen := map[string]bool{}
 	for _, t := range catalogueSiaTraces {
 		name := siaJobName(t.app, t.localBsz)
@@ -172,7 +173,7 @@ func catalogueSiaJobTypes() []JobType {
 		}
 		seen[name] = true
 		a := siaApps[t.app]
-		out = append(out, JobType{
+		out = append(out, models.JobType{
 			Name: name, Model: a.model, BatchSize: t.localBsz, StateGB: a.stateGB,
 			Source: catalogueSiaArtifact + ", github.com/siasosp23/artifacts; app " + t.app +
 				"; BatchSize is the trace's local_bsz (per GPU); " + a.jobNotes,
@@ -182,7 +183,7 @@ func catalogueSiaJobTypes() []JobType {
 }
 
 // addSiaFigures stores steps/s = 1/step_time for every row.
-func addSiaFigures(m *Matrix) error {
+func addSiaFigures(m *models.Matrix) error {
 	for _, t := range catalogueSiaTraces {
 		gpu, ok := siaClusterGPU[t.cluster]
 		if !ok {
@@ -196,7 +197,7 @@ func addSiaFigures(m *Matrix) error {
 			if !(s.stepTime > 0) {
 				return fmt.Errorf("sia trace %s: placement %s: step_time %v is not positive", t.path, s.placement, s.stepTime)
 			}
-			k := Key{Job: siaJobName(t.app, t.localBsz), GPU: gpu, Gang: gang, Placement: pl}
+			k := models.Key{Job: siaJobName(t.app, t.localBsz), GPU: gpu, Gang: gang, Placement: pl}
 			src := fmt.Sprintf("%s %s, placement %q, local_bsz %d: steps/s = 1/step_time (step_time %v s)",
 				catalogueSiaArtifact, t.path, s.placement, t.localBsz, s.stepTime)
 			if _, dup := m.Lookup(k); dup {

@@ -1,9 +1,10 @@
-package models
+package catalogue
 
 import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fairbench/models"
 	"fmt"
 	"io"
 	"math"
@@ -54,19 +55,19 @@ const gavelIsolated = "null"
 // not a finite number or is negative, a pair that is not a two-element array,
 // or a file without any figure. JSON has no NaN or Infinity; Python writes
 // them as bare words, which are reported as malformed JSON at their line.
-func ReadGavelThroughputs(r io.Reader, name string) (*Matrix, error) {
+func ReadGavelThroughputs(r io.Reader, name string) (*models.Matrix, error) {
 	return ReadGavelThroughputsFor(r, name, catalogueGPUTypes)
 }
 
 // ReadGavelThroughputsFor is ReadGavelThroughputs with the GPU types a key
 // may name given: the catalogue's plus those a scenario declares (a new
 // generation measured by calibration).
-func ReadGavelThroughputsFor(r io.Reader, name string, types []GPUType) (*Matrix, error) {
+func ReadGavelThroughputsFor(r io.Reader, name string, types []models.GPUType) (*models.Matrix, error) {
 	data, err := io.ReadAll(r)
 	if err != nil {
 		return nil, fmt.Errorf("models: gavel throughputs %s: read: %w", name, err)
 	}
-	p := gavelParser{name: name, source: "Gavel-format throughput file " + name, m: NewMatrix(), types: types}
+	p := gavelParser{name: name, source: "Gavel-format throughput file " + name, m: models.NewMatrix(), types: types}
 	if err := p.parse(data); err != nil {
 		return nil, err
 	}
@@ -76,8 +77,8 @@ func ReadGavelThroughputsFor(r io.Reader, name string, types []GPUType) (*Matrix
 type gavelParser struct {
 	name   string
 	source string
-	m      *Matrix
-	types  []GPUType // the GPU types a key may name
+	m      *models.Matrix
+	types  []models.GPUType // the GPU types a key may name
 }
 
 // gavelMember is one key/value pair of a JSON object, in file order.
@@ -131,7 +132,7 @@ func (p *gavelParser) parse(data []byte) error {
 	return nil
 }
 
-func (p *gavelParser) parseGPU(g gavelMember, gpu string, pl Placement) error {
+func (p *gavelParser) parseGPU(g gavelMember, gpu string, pl models.Placement) error {
 	jobs, err := p.object([]string{g.key}, g.val)
 	if err != nil {
 		return err
@@ -147,7 +148,7 @@ func (p *gavelParser) parseGPU(g gavelMember, gpu string, pl Placement) error {
 			return p.errorf(path, "duplicate job key: %q already gave %s at scale %d", prev, jk.job, jk.scale)
 		}
 		seenJob[jk] = j.key
-		key := Key{Job: jk.job, GPU: gpu, Gang: jk.scale, Placement: pl}
+		key := models.Key{Job: jk.job, GPU: gpu, Gang: jk.scale, Placement: pl}
 		if err := p.parseJob(path, key, j.val); err != nil {
 			return err
 		}
@@ -155,7 +156,7 @@ func (p *gavelParser) parseGPU(g gavelMember, gpu string, pl Placement) error {
 	return nil
 }
 
-func (p *gavelParser) parseJob(path []string, key Key, raw json.RawMessage) error {
+func (p *gavelParser) parseJob(path []string, key models.Key, raw json.RawMessage) error {
 	members, err := p.object(path, raw)
 	if err != nil {
 		return err
@@ -187,7 +188,7 @@ func (p *gavelParser) parseJob(path []string, key Key, raw json.RawMessage) erro
 		if err != nil {
 			return p.errorf(mpath, "co-located throughputs: %v", err)
 		}
-		if err := p.m.SetPair(PairKey{Key: key, Other: other.job}, self, oth); err != nil {
+		if err := p.m.SetPair(models.PairKey{Key: key, Other: other.job}, self, oth); err != nil {
 			return p.errorf(mpath, "%v", err)
 		}
 	}
@@ -342,10 +343,10 @@ func gavelPair(raw json.RawMessage) (float64, float64, error) {
 }
 
 // gavelGPU maps a top-level key to one of types' names and a placement.
-func gavelGPU(key string, types []GPUType) (string, Placement, error) {
-	base, pl := key, Consolidated
+func gavelGPU(key string, types []models.GPUType) (string, models.Placement, error) {
+	base, pl := key, models.Consolidated
 	if strings.HasSuffix(strings.ToLower(key), gavelUnconsolidated) {
-		base, pl = key[:len(key)-len(gavelUnconsolidated)], Spread
+		base, pl = key[:len(key)-len(gavelUnconsolidated)], models.Spread
 	}
 	var names []string
 	for _, t := range types {

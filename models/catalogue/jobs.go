@@ -1,5 +1,6 @@
-package models
+package catalogue
 
+import "fairbench/models"
 import "strconv"
 
 const catalogueGavelJobSource = "Gavel (Narayanan et al., OSDI 2020) artifact scheduler/job_table.py (MIT)"
@@ -8,14 +9,14 @@ const catalogueGavelJobSource = "Gavel (Narayanan et al., OSDI 2020) artifact sc
 // scheduler/simulation_throughputs.json, named exactly as Gavel names them so
 // that Gavel .trace files match. BatchSize is the per-worker batch in the
 // name (0 for A3C and CycleGAN, whose names state none). Memory figures are
-// added by Catalogue where cited (catalogue_memory.go). StateGB and
-// EpochSamples come from catalogueGavelTraining (catalogue_training.go), by
+// added by Catalogue where cited (memory.go). StateGB and
+// EpochSamples come from catalogueGavelTraining (training.go), by
 // family.
-var catalogueGavelJobTypes = func() []JobType {
-	var out []JobType
+var catalogueGavelJobTypes = func() []models.JobType {
+	var out []models.JobType
 	add := func(name, model string, batch int, family string) {
 		tr := catalogueGavelTraining[family]
-		out = append(out, JobType{Name: name, Model: model, BatchSize: batch, StateGB: tr.stateGB,
+		out = append(out, models.JobType{Name: name, Model: model, BatchSize: batch, StateGB: tr.stateGB,
 			EpochSamples: tr.epochSamples, Source: catalogueGavelJobSource + "; " + tr.note})
 	}
 	for _, b := range []int{16, 32, 64, 128, 256} {

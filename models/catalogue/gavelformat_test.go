@@ -1,7 +1,8 @@
-package models
+package catalogue
 
 import (
 	"errors"
+	"fairbench/models"
 	"math"
 	"os"
 	"path/filepath"
@@ -38,7 +39,7 @@ func openGavelShared(t *testing.T) *os.File {
 	return f
 }
 
-func readGavelString(t *testing.T, s string) (*Matrix, error) {
+func readGavelString(t *testing.T, s string) (*models.Matrix, error) {
 	t.Helper()
 	return ReadGavelThroughputs(strings.NewReader(s), "bad.json")
 }
@@ -63,19 +64,19 @@ func TestReadGavelThroughputsFixture(t *testing.T) {
 		tf16 = "Transformer (batch size 16)"
 	)
 	type fig struct {
-		key Key
+		key models.Key
 		v   float64
 	}
 	// In Matrix.Keys order: job, GPU, gang, placement.
 	want := []fig{
-		{Key{a3c, "K80", 1, Consolidated}, 2.0},
-		{Key{a3c, "V100", 1, Consolidated}, 7.125},
-		{Key{rn18, "K80", 1, Consolidated}, 4.5},
-		{Key{rn18, "K80", 2, Consolidated}, 0}, // stored 0: cannot run
-		{Key{rn18, "V100", 1, Consolidated}, 12.25},
-		{Key{rn18, "V100", 2, Consolidated}, 20.5},
-		{Key{rn18, "V100", 2, Spread}, 15.75}, // v100_unconsolidated
-		{Key{tf16, "V100", 1, Consolidated}, 9},
+		{models.Key{Job: a3c, GPU: "K80", Gang: 1, Placement: models.Consolidated}, 2.0},
+		{models.Key{Job: a3c, GPU: "V100", Gang: 1, Placement: models.Consolidated}, 7.125},
+		{models.Key{Job: rn18, GPU: "K80", Gang: 1, Placement: models.Consolidated}, 4.5},
+		{models.Key{Job: rn18, GPU: "K80", Gang: 2, Placement: models.Consolidated}, 0}, // stored 0: cannot run
+		{models.Key{Job: rn18, GPU: "V100", Gang: 1, Placement: models.Consolidated}, 12.25},
+		{models.Key{Job: rn18, GPU: "V100", Gang: 2, Placement: models.Consolidated}, 20.5},
+		{models.Key{Job: rn18, GPU: "V100", Gang: 2, Placement: models.Spread}, 15.75}, // v100_unconsolidated
+		{models.Key{Job: tf16, GPU: "V100", Gang: 1, Placement: models.Consolidated}, 9},
 	}
 	var got []fig
 	for _, k := range m.Keys() {
@@ -88,21 +89,21 @@ func TestReadGavelThroughputsFixture(t *testing.T) {
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("figures:\n got %v\nwant %v", got, want)
 	}
-	if m.Runnable(Key{rn18, "K80", 2, Consolidated}) {
+	if m.Runnable(models.Key{Job: rn18, GPU: "K80", Gang: 2, Placement: models.Consolidated}) {
 		t.Error("a stored 0 must not be runnable")
 	}
-	if _, ok := m.Lookup(Key{a3c, "V100", 1, Spread}); ok {
+	if _, ok := m.Lookup(models.Key{Job: a3c, GPU: "V100", Gang: 1, Placement: models.Spread}); ok {
 		t.Error("a key absent from the file must stay absent")
 	}
 
 	type pair struct {
-		key PairKey
+		key models.PairKey
 		v   [2]float64
 	}
 	wantPairs := []pair{
-		{PairKey{Key{a3c, "K80", 1, Consolidated}, rn18}, [2]float64{1.5, 3.0}},
-		{PairKey{Key{rn18, "K80", 1, Consolidated}, a3c}, [2]float64{3.0, 1.5}},
-		{PairKey{Key{rn18, "K80", 1, Consolidated}, rn18}, [2]float64{2.25, 2.25}},
+		{models.PairKey{Key: models.Key{Job: a3c, GPU: "K80", Gang: 1, Placement: models.Consolidated}, Other: rn18}, [2]float64{1.5, 3.0}},
+		{models.PairKey{Key: models.Key{Job: rn18, GPU: "K80", Gang: 1, Placement: models.Consolidated}, Other: a3c}, [2]float64{3.0, 1.5}},
+		{models.PairKey{Key: models.Key{Job: rn18, GPU: "K80", Gang: 1, Placement: models.Consolidated}, Other: rn18}, [2]float64{2.25, 2.25}},
 	}
 	var gotPairs []pair
 	for _, k := range m.PairKeys() {
@@ -218,15 +219,15 @@ func TestReadGavelThroughputsGPUNames(t *testing.T) {
 	cases := []struct {
 		key string
 		gpu string
-		pl  Placement
+		pl  models.Placement
 	}{
-		{"k80", "K80", Consolidated},
-		{"P100", "P100", Consolidated},
-		{"v100_unconsolidated", "V100", Spread},
-		{"V100_UNCONSOLIDATED", "V100", Spread},
-		{"a100-40gb", "A100-40GB", Consolidated},
-		{"h100_unconsolidated", "H100", Spread},
-		{"t4", "T4", Consolidated},
+		{"k80", "K80", models.Consolidated},
+		{"P100", "P100", models.Consolidated},
+		{"v100_unconsolidated", "V100", models.Spread},
+		{"V100_UNCONSOLIDATED", "V100", models.Spread},
+		{"a100-40gb", "A100-40GB", models.Consolidated},
+		{"h100_unconsolidated", "H100", models.Spread},
+		{"t4", "T4", models.Consolidated},
 	}
 	for _, c := range cases {
 		m, err := readGavelString(t, `{"`+c.key+`": {"('A3C', 1)": {"null": 1.5}}}`)
@@ -234,7 +235,7 @@ func TestReadGavelThroughputsGPUNames(t *testing.T) {
 			t.Errorf("%s: %v", c.key, err)
 			continue
 		}
-		k := Key{Job: "A3C", GPU: c.gpu, Gang: 1, Placement: c.pl}
+		k := models.Key{Job: "A3C", GPU: c.gpu, Gang: 1, Placement: c.pl}
 		if got := m.Throughput(k); got != 1.5 || m.Len() != 1 {
 			t.Errorf("%s: want %v = 1.5 only, got %v (%d figures)", c.key, k, got, m.Len())
 		}
@@ -284,7 +285,7 @@ func TestReadGavelThroughputsSharedFile(t *testing.T) {
 	// al., OSDI 2020): Recommendation (batch size 1024) runs 20.05 / 30.74 /
 	// 13.28 steps/s on K80 / P100 / V100.
 	for gpu, want := range map[string]float64{"K80": 20.05, "P100": 30.74, "V100": 13.28} {
-		k := Key{Job: "Recommendation (batch size 1024)", GPU: gpu, Gang: 1, Placement: Consolidated}
+		k := models.Key{Job: "Recommendation (batch size 1024)", GPU: gpu, Gang: 1, Placement: models.Consolidated}
 		if got := math.Round(m.Throughput(k)*100) / 100; got != want {
 			t.Errorf("%v = %v, want %v", k, got, want)
 		}
@@ -303,12 +304,12 @@ func TestReadGavelThroughputsSharedFile(t *testing.T) {
 	}
 	// The first pair of the file: k80, ResNet-18 (batch size 16) with
 	// ResNet-18 (batch size 32), both at scale 1.
-	pk := PairKey{Key{"ResNet-18 (batch size 16)", "K80", 1, Consolidated}, "ResNet-18 (batch size 32)"}
+	pk := models.PairKey{Key: models.Key{Job: "ResNet-18 (batch size 16)", GPU: "K80", Gang: 1, Placement: models.Consolidated}, Other: "ResNet-18 (batch size 32)"}
 	if got, ok := m.Pair(pk); !ok || got != [2]float64{2.539979567443098, 3.1201925448827033} {
 		t.Errorf("%v = %v, %v", pk, got, ok)
 	}
 	// A 0 in the file: ResNet-50 (batch size 128) cannot run on 2 K80s.
-	k := Key{"ResNet-50 (batch size 128)", "K80", 2, Consolidated}
+	k := models.Key{Job: "ResNet-50 (batch size 128)", GPU: "K80", Gang: 2, Placement: models.Consolidated}
 	if fg, ok := m.Lookup(k); !ok || fg.Value != 0 {
 		t.Errorf("%v = %v, %v; want a stored 0", k, fg, ok)
 	}

@@ -1,6 +1,7 @@
-package models
+package catalogue
 
 import (
+	"fairbench/models"
 	"math"
 	"reflect"
 	"strings"
@@ -9,7 +10,7 @@ import (
 
 func TestCatalogueGPUTypes(t *testing.T) {
 	t.Parallel()
-	c := Catalogue()
+	c := Builtin()
 	// Datasheet memory, hand-copied; K80 is one GPU die of the board.
 	want := []struct {
 		name string
@@ -43,11 +44,11 @@ func TestCatalogueGPUTypes(t *testing.T) {
 		}
 	}
 	// The types are usable in a cluster.
-	var servers []Server
+	var servers []models.Server
 	for _, g := range c.GPUTypes {
-		servers = append(servers, Server{Type: g.Name, GPUs: 8})
+		servers = append(servers, models.Server{Type: g.Name, GPUs: 8})
 	}
-	if _, err := NewCluster(c.GPUTypes, servers); err != nil {
+	if _, err := models.NewCluster(c.GPUTypes, servers); err != nil {
 		t.Error(err)
 	}
 }
@@ -78,9 +79,9 @@ var siaJobNames = []string{
 
 func TestCatalogueJobTypes(t *testing.T) {
 	t.Parallel()
-	c := Catalogue()
+	c := Builtin()
 	var names []string
-	byName := map[string]JobType{}
+	byName := map[string]models.JobType{}
 	for _, j := range c.JobTypes {
 		if err := j.Validate(); err != nil {
 			t.Error(err)
@@ -145,7 +146,7 @@ func TestCatalogueJobTypes(t *testing.T) {
 
 func TestCatalogueFigures(t *testing.T) {
 	t.Parallel()
-	c := Catalogue()
+	c := Builtin()
 	jobs := map[string]bool{}
 	for _, j := range c.JobTypes {
 		jobs[j.Name] = true
@@ -197,27 +198,27 @@ func TestCatalogueFigures(t *testing.T) {
 // TestCatalogueKnownValues spot-checks figures against the source files.
 func TestCatalogueKnownValues(t *testing.T) {
 	t.Parallel()
-	m := Catalogue().Matrix
+	m := Builtin().Matrix
 	cases := []struct {
-		key  Key
+		key  models.Key
 		want float64
 		from string
 	}{
 		// Gavel scheduler/simulation_throughputs.json, "null" entries.
-		{Key{"Recommendation (batch size 1024)", "K80", 1, Consolidated}, 20.04995255198869, `k80 → "('Recommendation (batch size 1024)', 1)"`},
-		{Key{"Recommendation (batch size 1024)", "P100", 1, Consolidated}, 30.74443726150114, `p100 → same`},
-		{Key{"Recommendation (batch size 1024)", "V100", 1, Consolidated}, 13.2825697082565, `v100 → same`},
-		{Key{"A3C", "V100", 1, Consolidated}, 7.175767179667988, `v100 → "('A3C', 1)"`},
-		{Key{"Transformer (batch size 64)", "V100", 8, Spread}, 17.010354252487097, `v100_unconsolidated → "('Transformer (batch size 64)', 8)"`},
-		{Key{"ResNet-50 (batch size 128)", "K80", 2, Consolidated}, 0, `k80 → "('ResNet-50 (batch size 128)', 2)" is 0.0`},
+		{models.Key{Job: "Recommendation (batch size 1024)", GPU: "K80", Gang: 1, Placement: models.Consolidated}, 20.04995255198869, `k80 → "('Recommendation (batch size 1024)', 1)"`},
+		{models.Key{Job: "Recommendation (batch size 1024)", GPU: "P100", Gang: 1, Placement: models.Consolidated}, 30.74443726150114, `p100 → same`},
+		{models.Key{Job: "Recommendation (batch size 1024)", GPU: "V100", Gang: 1, Placement: models.Consolidated}, 13.2825697082565, `v100 → same`},
+		{models.Key{Job: "A3C", GPU: "V100", Gang: 1, Placement: models.Consolidated}, 7.175767179667988, `v100 → "('A3C', 1)"`},
+		{models.Key{Job: "Transformer (batch size 64)", GPU: "V100", Gang: 8, Placement: models.Spread}, 17.010354252487097, `v100_unconsolidated → "('Transformer (batch size 64)', 8)"`},
+		{models.Key{Job: "ResNet-50 (batch size 128)", GPU: "K80", Gang: 2, Placement: models.Consolidated}, 0, `k80 → "('ResNet-50 (batch size 128)', 2)" is 0.0`},
 		// Sia traces, steps/s = 1/step_time.
-		{Key{"cifar10 ResNet-18 (Sia, batch size 1025)", "V100", 1, Consolidated}, 1 / 0.23204296827316284,
+		{models.Key{Job: "cifar10 ResNet-18 (Sia, batch size 1025)", GPU: "V100", Gang: 1, Placement: models.Consolidated}, 1 / 0.23204296827316284,
 			`adaptdl/sched/traces/cifar10/placements-azure.csv row "1025,0.23204296827316284,0.00027116799727082256,1"`},
-		{Key{"imagenet ResNet-50 (Sia, batch size 462)", "A100-40GB", 8, Spread}, 1 / 0.5565076470375061,
+		{models.Key{Job: "imagenet ResNet-50 (Sia, batch size 462)", GPU: "A100-40GB", Gang: 8, Placement: models.Spread}, 1 / 0.5565076470375061,
 			`adaptdl/sched/traces/imagenet/placements-dgx-ext.csv row "462,0.5565076470375061,0.08437932686507701,44"`},
-		{Key{"ncf NCF (Sia, batch size 32768)", "A100-40GB", 4, Consolidated}, 1 / 0.021060079336166382,
+		{models.Key{Job: "ncf NCF (Sia, batch size 32768)", GPU: "A100-40GB", Gang: 4, Placement: models.Consolidated}, 1 / 0.021060079336166382,
 			`adaptdl/sched/traces/ncf/placements-dgx-ext.csv row "32768,0.021060079336166382,0.00940518406033516,4"`},
-		{Key{"bert BERT (Sia, batch size 33)", "V100", 2, Spread}, 1 / 0.7826557457447052,
+		{models.Key{Job: "bert BERT (Sia, batch size 33)", GPU: "V100", Gang: 2, Placement: models.Spread}, 1 / 0.7826557457447052,
 			`sia-simulator/traces/bert/placements-azure.csv row "33,0.7826557457447052,0.0188049920797348,11"`},
 	}
 	for _, c := range cases {
@@ -226,18 +227,18 @@ func TestCatalogueKnownValues(t *testing.T) {
 			t.Errorf("%v = %v (present %v), want %v from %s", c.key, f.Value, ok, c.want, c.from)
 		}
 	}
-	if m.Runnable(Key{"ResNet-50 (batch size 128)", "K80", 2, Consolidated}) {
+	if m.Runnable(models.Key{Job: "ResNet-50 (batch size 128)", GPU: "K80", Gang: 2, Placement: models.Consolidated}) {
 		t.Error("a stored 0 must not be runnable")
 	}
 	// k80_unconsolidated has no ResNet-50 (batch size 64) at scale 2.
-	if _, ok := m.Lookup(Key{"ResNet-50 (batch size 64)", "K80", 2, Spread}); ok {
+	if _, ok := m.Lookup(models.Key{Job: "ResNet-50 (batch size 64)", GPU: "K80", Gang: 2, Placement: models.Spread}); ok {
 		t.Error("a figure absent from Gavel's file was built in")
 	}
-	f, _ := m.Lookup(Key{"A3C", "V100", 1, Consolidated})
+	f, _ := m.Lookup(models.Key{Job: "A3C", GPU: "V100", Gang: 1, Placement: models.Consolidated})
 	if f.Source != "Narayanan et al., OSDI 2020, Gavel artifact scheduler/simulation_throughputs.json (MIT)" {
 		t.Errorf("Gavel source %q", f.Source)
 	}
-	f, _ = m.Lookup(Key{"cifar10 ResNet-18 (Sia, batch size 1025)", "V100", 1, Consolidated})
+	f, _ = m.Lookup(models.Key{Job: "cifar10 ResNet-18 (Sia, batch size 1025)", GPU: "V100", Gang: 1, Placement: models.Consolidated})
 	if !strings.HasPrefix(f.Source, "Sia artifact (Jayaram Subramanya et al., SOSP 2023) adaptdl/sched/traces/cifar10/placements-azure.csv") {
 		t.Errorf("Sia source %q", f.Source)
 	}
@@ -265,7 +266,7 @@ func TestCatalogueMatchesGavelFile(t *testing.T) {
 			t.Errorf("file job type %q missing from the catalogue", j)
 		}
 	}
-	built := Catalogue().Matrix
+	built := Builtin().Matrix
 	n := 0
 	for _, k := range built.Keys() {
 		if !gavelJob[k.Job] {
@@ -285,14 +286,14 @@ func TestCatalogueMatchesGavelFile(t *testing.T) {
 
 func TestCatalogueFreshCopy(t *testing.T) {
 	t.Parallel()
-	a := Catalogue()
+	a := Builtin()
 	a.GPUTypes[0].Name = "changed"
 	a.JobTypes[0].Name = "changed"
-	k := Key{"A3C", "V100", 1, Consolidated}
+	k := models.Key{Job: "A3C", GPU: "V100", Gang: 1, Placement: models.Consolidated}
 	if err := a.Matrix.Set(k, 99, "test"); err != nil {
 		t.Fatal(err)
 	}
-	b := Catalogue()
+	b := Builtin()
 	if b.GPUTypes[0].Name != "K80" || b.JobTypes[0].Name != gavelJobNames[0] || b.Matrix.Throughput(k) == 99 {
 		t.Error("Catalogue shares state between calls")
 	}
@@ -303,10 +304,10 @@ func TestSiaPlacement(t *testing.T) {
 	cases := []struct {
 		id   string
 		gang int
-		pl   Placement
+		pl   models.Placement
 	}{
-		{"1", 1, Consolidated}, {"2", 2, Consolidated}, {"4", 4, Consolidated}, {"8", 8, Consolidated},
-		{"11", 2, Spread}, {"22", 4, Spread}, {"44", 8, Spread}, {"13", 4, Spread}, {"1111", 4, Spread},
+		{"1", 1, models.Consolidated}, {"2", 2, models.Consolidated}, {"4", 4, models.Consolidated}, {"8", 8, models.Consolidated},
+		{"11", 2, models.Spread}, {"22", 4, models.Spread}, {"44", 8, models.Spread}, {"13", 4, models.Spread}, {"1111", 4, models.Spread},
 	}
 	for _, c := range cases {
 		gang, pl, err := siaPlacement(c.id)

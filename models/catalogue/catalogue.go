@@ -1,27 +1,28 @@
-package models
+package catalogue
 
 import (
+	"fairbench/models"
 	"fmt"
 	"strings"
 )
 
-//go:generate go run ./internal/gencatalogue -in $GAVEL_THROUGHPUTS -out catalogue_gavel.go
+//go:generate go run ./internal/gencatalogue -in $GAVEL_THROUGHPUTS -out figures_gavel.go
 
 // Catalog is a set of GPU types, job types and throughput figures.
 type Catalog struct {
-	GPUTypes []GPUType
-	JobTypes []JobType
-	Matrix   *Matrix
+	GPUTypes []models.GPUType
+	JobTypes []models.JobType
+	Matrix   *models.Matrix
 }
 
-// Catalogue returns fairbench's built-in catalogue: GPU types with memory and
+// Builtin returns fairbench's built-in catalogue: GPU types with memory and
 // generation rank, and job types with throughputs from public measurements,
 // each figure carrying its citation. Each call returns a fresh copy.
 //
-// GPU types (catalogue_gpus.go): K80, P100, V100, T4, A10, A100-40GB,
+// GPU types (gpus.go): K80, P100, V100, T4, A10, A100-40GB,
 // A100-80GB, H100, H200, with datasheet memory and a generation Rank.
 //
-// Gavel figures (catalogue_gavel.go, generated from the Gavel artifact's
+// Gavel figures (figures_gavel.go, generated from the Gavel artifact's
 // scheduler/simulation_throughputs.json, Narayanan et al., OSDI 2020, MIT):
 // the isolated throughput of all 26 Gavel job types, named exactly as Gavel
 // names them ("ResNet-50 (batch size 64)", "A3C", ...), on K80, P100 and V100
@@ -32,14 +33,14 @@ type Catalog struct {
 // also has gang-1 spread figures, equal to the consolidated ones; they are kept
 // as given.
 //
-// Co-location pairs (catalogue_pairs.go, catalogue_pairs_gavel.go, generated
+// Co-location pairs (pairs.go, pairs_gavel.go, generated
 // from the same file): Gavel's measured pairs of two single-GPU jobs sharing
 // one K80, P100 or V100 (2,028 pair figures, 147 of them 0: cannot run
 // together). The file's multi-GPU pairs are all [0, 0] placeholders and are
-// not built in (see catalogue_pairs.go); read the file with
+// not built in (see pairs.go); read the file with
 // ReadGavelThroughputs to get every pair as given.
 //
-// Sia figures (catalogue_sia.go, rows of the Sia artifact's placement traces,
+// Sia figures (sia.go, rows of the Sia artifact's placement traces,
 // Jayaram Subramanya et al., SOSP 2023): six apps (cifar10, imagenet, bert,
 // deepspeech2, yolov3, ncf) on V100 (cluster azure) and A100-40GB (cluster
 // dgx-ext), gangs 1, 2, 4, 8 consolidated and 2, 4, 8 spread over two nodes,
@@ -51,20 +52,20 @@ type Catalog struct {
 // No source measured the A10, A100-80GB, H100 or H200: those types exist with
 // no throughput figure (fairbench's calibration is to provide them).
 //
-// Job types (catalogue_jobs.go, catalogue_sia.go, catalogue_training.go):
+// Job types (jobs.go, sia.go, training.go):
 // BatchSize is the per-GPU batch; MemoryGB and FixedMemoryGB are cited for
 // ResNet-18 (batch size 32, 64, 128) and ResNet-50 (batch size 32, 64) and 0
-// (unknown) elsewhere (catalogue_memory.go: Lucid's measurements, and where
+// (unknown) elsewhere (memory.go: Lucid's measurements, and where
 // they disagree with Gavel's); StateGB = parameters × 4 bytes × (1 +
 // optimizer slots), with the parameter count cited or computed from the
 // artifact's architecture (every Gavel family and the Sia ResNets; the
 // Transformer's is a lower bound without its word embeddings) and 0
 // (unknown) elsewhere; EpochSamples is the training set's size for the Gavel
 // families that have one. Each JobType.Source says which.
-func Catalogue() Catalog {
-	m := NewMatrix()
+func Builtin() Catalog {
+	m := models.NewMatrix()
 	for _, f := range catalogueGavelFigures {
-		k := Key{Job: f.job, GPU: f.gpu, Gang: f.gang, Placement: f.placement}
+		k := models.Key{Job: f.job, GPU: f.gpu, Gang: f.gang, Placement: f.placement}
 		if err := m.Set(k, f.value, catalogueGavelSource); err != nil {
 			panic("models: built-in Gavel figure: " + err.Error())
 		}
@@ -75,11 +76,11 @@ func Catalogue() Catalog {
 	if err := addSiaFigures(m); err != nil {
 		panic("models: built-in Sia figure: " + err.Error())
 	}
-	jobs := append([]JobType(nil), catalogueGavelJobTypes...)
+	jobs := append([]models.JobType(nil), catalogueGavelJobTypes...)
 	jobs = append(jobs, catalogueSiaJobTypes()...)
 	addCatalogueMemory(jobs)
 	return Catalog{
-		GPUTypes: append([]GPUType(nil), catalogueGPUTypes...),
+		GPUTypes: append([]models.GPUType(nil), catalogueGPUTypes...),
 		JobTypes: jobs,
 		Matrix:   m,
 	}
@@ -90,16 +91,16 @@ type gavelFigure struct {
 	job       string
 	gpu       string
 	gang      int
-	placement Placement
+	placement models.Placement
 	value     float64 // steps per second
 }
 
 // WithGPUTypes returns a copy of c that also knows the GPU types extra (a
 // generation the catalogue lacks, declared by a scenario). Each must be
 // valid and its name new, up to case.
-func (c Catalog) WithGPUTypes(extra []GPUType) (Catalog, error) {
+func (c Catalog) WithGPUTypes(extra []models.GPUType) (Catalog, error) {
 	out := c
-	out.GPUTypes = append([]GPUType(nil), c.GPUTypes...)
+	out.GPUTypes = append([]models.GPUType(nil), c.GPUTypes...)
 	for i, t := range extra {
 		if err := t.Validate(); err != nil {
 			return Catalog{}, fmt.Errorf("gpu_types[%d]: %w", i, err)

@@ -1,6 +1,7 @@
-package models
+package catalogue
 
 import (
+	"fairbench/models"
 	"fmt"
 	"strconv"
 
@@ -38,7 +39,7 @@ import (
 // Lucid's fp32 rows of the model (ResNet-18: 32, 64, 128; ResNet-50: 32,
 // 64, 128 — the line is of Lucid's measurements, the 128 row included), the
 // part that does not shrink under gradient accumulation
-// (models.AccumMemory): 2,154 MiB = 2.26 GB for ResNet-18, 3,140 MiB =
+// (models.Environment.AccumMemory): 2,154 MiB = 2.26 GB for ResNet-18, 3,140 MiB =
 // 3.29 GB for ResNet-50. Checked on a held-back batch size: the line
 // through 32 and 128 predicts 64 at 2,597 MiB for ResNet-18 (2,660
 // measured, −2.4%) and 8,120 MiB for ResNet-50 (8,570, −5.3%).
@@ -109,7 +110,7 @@ func catalogueFixedGB(family string) float64 {
 
 // addCatalogueMemory sets the cited memory figures of jobs, appending the
 // citation to each Source.
-func addCatalogueMemory(jobs []JobType) {
+func addCatalogueMemory(jobs []models.JobType) {
 	for i := range jobs {
 		j := &jobs[i]
 		for _, r := range catalogueLucidRows {

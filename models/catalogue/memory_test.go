@@ -1,7 +1,8 @@
-package models
+package catalogue
 
 import (
 	"errors"
+	"fairbench/models"
 	"math"
 	"sort"
 	"strings"
@@ -11,8 +12,8 @@ import (
 // TestCatalogueMemoryByHand: the cited figures and their fixed parts.
 func TestCatalogueMemoryByHand(t *testing.T) {
 	t.Parallel()
-	byName := map[string]JobType{}
-	for _, j := range Catalogue().JobTypes {
+	byName := map[string]models.JobType{}
+	for _, j := range Builtin().JobTypes {
 		byName[j.Name] = j
 	}
 	// ResNet-18 rows (32, 2360), (64, 2660), (128, 3072) MiB: x̄ = 74.67,
@@ -46,11 +47,11 @@ func TestCatalogueMemoryByHand(t *testing.T) {
 
 // TestCatalogueMemoryAgainstGavel: no cited figure exceeds a GPU on which
 // Gavel ran the job type alone, and exactly the six pair figures the
-// catalogue_memory.go comment lists ran together although the figures say
+// memory.go comment lists ran together although the figures say
 // they do not fit.
 func TestCatalogueMemoryAgainstGavel(t *testing.T) {
 	t.Parallel()
-	c := Catalogue()
+	c := Builtin()
 	mem := map[string]float64{}
 	for _, j := range c.JobTypes {
 		mem[j.Name] = j.MemoryGB
@@ -92,18 +93,18 @@ func TestCatalogueMemoryAgainstGavel(t *testing.T) {
 // (15.13 GB), running at the V100's ResNet-50 (batch size 32) figure / 2.
 func TestCatalogueMemoryMakesAccumulationMatter(t *testing.T) {
 	t.Parallel()
-	c := Catalogue()
-	types := map[string]JobType{}
+	c := Builtin()
+	types := map[string]models.JobType{}
 	for _, j := range c.JobTypes {
 		types[j.Name] = j
 	}
-	j := &Job{Type: "ResNet-50 (batch size 64)", Gang: 1}
-	full, half := AccumMemory(types, j, 1), AccumMemory(types, j, 2)
+	j := &models.Job{Type: "ResNet-50 (batch size 64)", Gang: 1}
+	full, half := models.Environment{JobTypes: types}.AccumMemory(j, 1), models.Environment{JobTypes: types}.AccumMemory(j, 2)
 	if !(2*full > 16) || !(full+half <= 16) || math.Abs(half-(types[j.Type].FixedMemoryGB+(full-types[j.Type].FixedMemoryGB)/2)) > 1e-12 {
 		t.Errorf("full %v GB, with k=2 %v GB", full, half)
 	}
-	got, ok := AccumThroughput(types, c.Matrix, j, "V100", Consolidated, 2)
-	want := c.Matrix.Throughput(Key{Job: "ResNet-50 (batch size 32)", GPU: "V100", Gang: 1}) / 2
+	got, ok := models.Environment{JobTypes: types, Matrix: c.Matrix}.AccumThroughput(j, "V100", models.Consolidated, 2)
+	want := c.Matrix.Throughput(models.Key{Job: "ResNet-50 (batch size 32)", GPU: "V100", Gang: 1}) / 2
 	if !ok || got != want {
 		t.Errorf("accumulated throughput %v (%v), want %v", got, ok, want)
 	}
@@ -118,27 +119,26 @@ func TestCatalogueMemoryMakesAccumulationMatter(t *testing.T) {
 // that exceeds the memory is refused.
 func TestMeasuredPairOverridesMemory(t *testing.T) {
 	t.Parallel()
-	c := Catalogue()
-	types := map[string]JobType{}
+	c := Builtin()
+	types := map[string]models.JobType{}
 	for _, j := range c.JobTypes {
 		types[j.Name] = j
 	}
-	cl, err := NewCluster(c.GPUTypes, []Server{{Type: "V100", GPUs: 1}})
+	cl, err := models.NewCluster(c.GPUTypes, []models.Server{{Type: "V100", GPUs: 1}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	job := func(id JobID, typ string) JobState {
-		return JobState{Job: Job{ID: id, User: "u", Type: typ, Gang: 1, Steps: 10}, FirstRun: -1}
+	job := func(id models.JobID, typ string) models.JobState {
+		return models.JobState{Job: models.Job{ID: id, User: "u", Type: typ, Gang: 1, Steps: 10}, FirstRun: -1}
 	}
-	s := &Snapshot{Cluster: cl, Users: []User{{Name: "u", Weight: 1}}, Matrix: c.Matrix, JobTypes: types,
-		Jobs: []JobState{job(1, "ResNet-50 (batch size 64)"), job(2, "ResNet-50 (batch size 64)")}}
-	pair := Allocation{Colocate: true, Run: []Assignment{{Job: 1, Type: "V100", GPUs: []int{0}}, {Job: 2, Type: "V100", GPUs: []int{0}}}}
-	if err := Feasible(s, pair); err != nil {
+	s := &models.Snapshot{Environment: models.Environment{Cluster: cl, Matrix: c.Matrix, JobTypes: types}, Users: []models.User{{Name: "u", Weight: 1}}, Jobs: []models.JobState{job(1, "ResNet-50 (batch size 64)"), job(2, "ResNet-50 (batch size 64)")}}
+	pair := models.Allocation{Colocate: true, Run: []models.Assignment{{Job: 1, Type: "V100", GPUs: []int{0}}, {Job: 2, Type: "V100", GPUs: []int{0}}}}
+	if err := models.Feasible(s, pair); err != nil {
 		t.Errorf("measured pair refused: %v", err)
 	}
 	accum := pair
-	accum.Run = []Assignment{{Job: 1, Type: "V100", GPUs: []int{0}}, {Job: 2, Type: "V100", GPUs: []int{0}, Accum: 2}}
-	if err := Feasible(s, accum); err != nil {
+	accum.Run = []models.Assignment{{Job: 1, Type: "V100", GPUs: []int{0}}, {Job: 2, Type: "V100", GPUs: []int{0}, Accum: 2}}
+	if err := models.Feasible(s, accum); err != nil {
 		t.Errorf("pair with accumulation refused: %v", err)
 	}
 	// An unmeasured pair: a job type "big" with 1.5 × ResNet-50's memory
@@ -147,15 +147,15 @@ func TestMeasuredPairOverridesMemory(t *testing.T) {
 	big := types["ResNet-50 (batch size 64)"]
 	big.Name, big.MemoryGB = "big", 1.5*big.MemoryGB
 	types["big"] = big
-	m := NewMatrix()
+	m := models.NewMatrix()
 	for _, key := range c.Matrix.Keys() {
 		_ = m.Set(key, c.Matrix.Throughput(key), "catalogue")
 	}
-	_ = m.Set(Key{Job: "big", GPU: "V100", Gang: 1}, 1, "test")
+	_ = m.Set(models.Key{Job: "big", GPU: "V100", Gang: 1}, 1, "test")
 	s.Matrix = m
 	s.Jobs[1] = job(2, "big")
-	err = Feasible(s, pair)
-	var v *Violation
+	err = models.Feasible(s, pair)
+	var v *models.Violation
 	if !errors.As(err, &v) || v.Constraint != "memory" {
 		t.Errorf("unmeasured pair over memory: got %v, want a memory violation", err)
 	}

@@ -1,4 +1,4 @@
-package models
+package catalogue
 
 // Training state and epoch size of the catalogue's Gavel job types: the
 // parameter counts behind StateGB (the checkpoint a preemption or migration
