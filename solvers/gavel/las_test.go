@@ -196,7 +196,7 @@ func TestLASReusesASolvedLP(t *testing.T) {
 		t.Errorf("reused allocation %v, first %v", second, first)
 	}
 	allocate(t, p, snap(t, 0, nil, oneV100OneK80, append(jobs, job(3, 0, "flat", 1, 100))...))
-	tally := p.(solvers.Reporter).Report().(gavel.Tally)
+	tally := p.(solvers.Reporter).Report().(*gavel.Tally)
 	if tally.Decisions != 3 || tally.LPs != 2 || tally.Reused != 1 {
 		t.Errorf("tally %+v, want 3 decisions, 2 LPs solved, 1 reused", tally)
 	}
