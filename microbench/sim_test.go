@@ -13,7 +13,7 @@ import (
 
 // philly builds the default cluster (36 V100 + 36 P100 + 36 K80 on 4-GPU
 // servers, 8 users) with n Philly-like jobs arriving at rate jobs/hour.
-func philly(b *testing.B, n int, rate float64) sim.Config {
+func philly(b testing.TB, n int, rate float64) sim.Config {
 	b.Helper()
 	yaml := fmt.Sprintf(`
 cluster:
@@ -29,14 +29,20 @@ workload: {generator: philly, jobs: %d, arrival_rate_per_hour: %g}
 	if err != nil {
 		b.Fatal(err)
 	}
-	w, err := g.Runs[0].Spec.Build(0)
+	return build(b, g.Runs[0].Spec, 0)
+}
+
+// build builds spec's workload with seed into a simulator configuration.
+func build(b testing.TB, spec scenarios.Spec, seed int64) sim.Config {
+	b.Helper()
+	w, err := spec.Build(seed)
 	if err != nil {
 		b.Fatal(err)
 	}
 	return sim.Config{Environment: w.Environment, Users: w.Users, Jobs: w.Jobs, Round: w.Round, Costs: sim.Costs{PerType: w.Restore, BandwidthGBps: w.BandwidthGBPerSecond}}
 }
 
-func policy(b *testing.B, name string) solvers.Policy {
+func policy(b testing.TB, name string) solvers.Policy {
 	p, err := registry.Default().New(name, solvers.Config{})
 	if err != nil {
 		b.Fatal(err)
@@ -68,16 +74,11 @@ func BenchmarkSimulate10kFIFO(b *testing.B) {
 	}
 }
 
-// BenchmarkSimulatePolicies runs each baseline on 2,000 jobs.
+// BenchmarkSimulatePolicies runs each baseline on 2,000 jobs, reporting its
+// LP solves and peak RSS (see simulate).
 func BenchmarkSimulatePolicies(b *testing.B) {
 	cfg := philly(b, 2000, 1.5)
 	for _, name := range registry.Default().Names() {
-		b.Run(name, func(b *testing.B) {
-			for i := 0; i < b.N; i++ {
-				if _, err := sim.Run(cfg, policy(b, name)); err != nil { // one instance per run
-					b.Fatal(err)
-				}
-			}
-		})
+		b.Run(name, func(b *testing.B) { simulate(b, cfg, name) })
 	}
 }

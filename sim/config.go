@@ -47,7 +47,8 @@ type Config struct {
 	// as unfairly treated (default 1, Themis; Shockwave uses 1.05).
 	UnfairThreshold float64
 	// MaxSeriesPoints bounds the length of the time series in the result
-	// (default 500); rounds are averaged in equal buckets to fit.
+	// (default 500): rounds are averaged in buckets of 2^k rounds, k the
+	// least that fits, accumulated as the run goes (memory limit × users).
 	MaxSeriesPoints int
 	// DefaultSlowdown is the interference factor ξ = isolated / co-located
 	// throughput applied to a job sharing a GPU with a job for which the

@@ -185,7 +185,7 @@ func (e *engine) result() *Result {
 	if e.now > 0 {
 		s.Utilisation = busy / (float64(c.Cluster.TotalGPUs()) * e.now.Seconds())
 	}
-	r.Series = e.rec.series(c.MaxSeriesPoints)
+	r.Series = e.rec.series()
 	if rep, ok := e.policy.(solvers.Reporter); ok {
 		r.PolicyReport = rep.Report()
 	}

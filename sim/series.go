@@ -21,16 +21,18 @@ type Series struct {
 	Entitled map[string][]float64 `json:"entitled"`
 }
 
-// recorder integrates GPU holdings over time into per-round buckets.
+// recorder integrates GPU holdings over time into buckets of whole rounds,
+// at a fixed resolution: at most limit buckets of width rounds each, width
+// a power of two that doubles (neighbouring buckets merged) whenever the
+// run outgrows them. Its memory is limit × users whatever the run's length.
 type recorder struct {
 	users []string
 	gpus  float64
 	round time.Duration
+	limit int
 
-	cur      int       // index of the bucket being filled
-	held     []float64 // per user, GPU·seconds in the current bucket
-	entitled []float64
-	buckets  []bucket
+	width   int      // rounds per bucket
+	buckets []bucket // GPU·seconds per user in each bucket
 
 	totalHeld     []float64 // per user, GPU·seconds over the whole run
 	totalEntitled []float64
@@ -39,11 +41,10 @@ type recorder struct {
 
 type bucket struct{ held, entitled []float64 }
 
-func newRecorder(users []string, gpus int, round time.Duration) *recorder {
+func newRecorder(users []string, gpus int, round time.Duration, limit int) *recorder {
 	n := len(users)
 	return &recorder{
-		users: users, gpus: float64(gpus), round: round,
-		held: make([]float64, n), entitled: make([]float64, n),
+		users: users, gpus: float64(gpus), round: round, limit: max(limit, 1), width: 1,
 		totalHeld: make([]float64, n), totalEntitled: make([]float64, n),
 	}
 }
@@ -52,15 +53,16 @@ func newRecorder(users []string, gpus int, round time.Duration) *recorder {
 // entitled to the given numbers of GPUs.
 func (r *recorder) span(from, to time.Duration, holding, entitle []float64) {
 	for from < to {
-		b := int(from / r.round)
-		for r.cur < b {
-			r.flush()
-		}
-		end := min(to, time.Duration(b+1)*r.round)
+		round := int(from / r.round)
+		end := min(to, time.Duration(round+1)*r.round)
 		dt := (end - from).Seconds()
+		b := r.bucket(round)
 		for u := range r.users {
-			r.held[u] += holding[u] * dt
-			r.entitled[u] += entitle[u] * dt
+			if holding[u] == 0 && entitle[u] == 0 {
+				continue // users without active jobs
+			}
+			b.held[u] += holding[u] * dt
+			b.entitled[u] += entitle[u] * dt
 			r.totalHeld[u] += holding[u] * dt
 			r.totalEntitled[u] += entitle[u] * dt
 		}
@@ -68,44 +70,63 @@ func (r *recorder) span(from, to time.Duration, holding, entitle []float64) {
 	}
 }
 
-func (r *recorder) flush() {
-	r.buckets = append(r.buckets, bucket{r.held, r.entitled})
-	r.held, r.entitled = make([]float64, len(r.users)), make([]float64, len(r.users))
-	r.cur++
+// bucket returns the bucket of the given round, adding empty buckets up to
+// it and coarsening when they would exceed the limit.
+func (r *recorder) bucket(round int) *bucket {
+	for round/r.width >= r.limit {
+		r.coarsen()
+	}
+	for len(r.buckets) <= round/r.width {
+		n := len(r.users)
+		r.buckets = append(r.buckets, bucket{make([]float64, n), make([]float64, n)})
+	}
+	return &r.buckets[round/r.width]
 }
 
-// close ends the last, possibly partial, bucket at the end of the run.
+// coarsen doubles the width, merging neighbouring buckets.
+func (r *recorder) coarsen() {
+	k := 0
+	for i := 0; i < len(r.buckets); i += 2 {
+		b := r.buckets[i]
+		if i+1 < len(r.buckets) {
+			for u := range b.held {
+				b.held[u] += r.buckets[i+1].held[u]
+				b.entitled[u] += r.buckets[i+1].entitled[u]
+			}
+		}
+		r.buckets[k] = b
+		k++
+	}
+	clear(r.buckets[k:])
+	r.buckets = r.buckets[:k]
+	r.width *= 2
+}
+
+// close ends the run at end: every round up to it has its bucket (the
+// last possibly cut short).
 func (r *recorder) close(end time.Duration) {
 	r.end = end
-	if end > time.Duration(r.cur)*r.round {
-		r.flush()
+	if end > 0 {
+		r.bucket(int((end - 1) / r.round))
 	}
 }
 
-// series averages the buckets into at most maxPoints points of k whole rounds
-// each.
-func (r *recorder) series(maxPoints int) Series {
-	k := (len(r.buckets) + maxPoints - 1) / maxPoints
-	k = max(k, 1)
-	width := time.Duration(k) * r.round
+// series turns the buckets into time averages.
+func (r *recorder) series() Series {
+	width := time.Duration(r.width) * r.round
 	s := Series{Width: width.Seconds(), Share: map[string][]float64{}, Entitled: map[string][]float64{}}
-	for start := 0; start < len(r.buckets); start += k {
-		end := min(start+k, len(r.buckets))
+	for i, b := range r.buckets {
+		start := time.Duration(i) * width
 		// The last bucket may be cut short by the end of the run.
-		span := min(width, r.end-time.Duration(start)*r.round)
+		span := min(width, r.end-start)
 		norm := 1 / (r.gpus * span.Seconds())
 		var busy float64
 		for u, name := range r.users {
-			var h, en float64
-			for _, b := range r.buckets[start:end] {
-				h += b.held[u]
-				en += b.entitled[u]
-			}
-			s.Share[name] = append(s.Share[name], h*norm)
-			s.Entitled[name] = append(s.Entitled[name], en*norm)
-			busy += h
+			s.Share[name] = append(s.Share[name], b.held[u]*norm)
+			s.Entitled[name] = append(s.Entitled[name], b.entitled[u]*norm)
+			busy += b.held[u]
 		}
-		s.Start = append(s.Start, (time.Duration(start) * r.round).Seconds())
+		s.Start = append(s.Start, start.Seconds())
 		s.Utilisation = append(s.Utilisation, busy*norm)
 	}
 	return s

@@ -113,7 +113,7 @@ func newEngine(cfg Config, p solvers.Policy) *engine {
 		e.byID[j.spec.ID] = j
 	}
 	e.occ = make([][]*job, cfg.Cluster.TotalGPUs())
-	e.rec = newRecorder(e.users, cfg.Cluster.TotalGPUs(), cfg.Round)
+	e.rec = newRecorder(e.users, cfg.Cluster.TotalGPUs(), cfg.Round, cfg.MaxSeriesPoints)
 	return e
 }
 

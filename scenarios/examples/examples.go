@@ -8,7 +8,7 @@ import "embed"
 
 // Files are the presets and their traces, by file name.
 //
-//go:embed *.yaml *.csv
+//go:embed *.yaml *.csv *.json
 var Files embed.FS
 
 // Read returns the named preset file.

@@ -100,6 +100,8 @@ type ExactResult struct {
 	// Status is the backend's: Optimal, or LimitReached with the best
 	// integral solution found.
 	Status lp.Status
+	// Solves is the number of MIPs solved: 1, or 2 with K(t) first.
+	Solves int
 }
 
 // SolveExact solves in exactly with s under o. k is K(t) when known (the
@@ -107,21 +109,41 @@ type ExactResult struct {
 // node limit with an integral solution in hand it returns that solution,
 // Status LimitReached and an error matching lp.ErrLimit.
 func SolveExact(in *Instance, s lp.Solver, o lp.Options, k int) (ExactResult, error) {
+	return SolveExactFrom(in, s, o, k, Solution{})
+}
+
+// SolveExactFrom is SolveExact with a known solution of in, start (say the
+// fast path's), handed to the backend as its MIP start when it fills at
+// least K(t): branch and bound then prunes with its objective from the
+// first node. The optimum's value is the same; among tied optima the
+// backend may return another one than without it.
+func SolveExactFrom(in *Instance, s lp.Solver, o lp.Options, k int, start Solution) (ExactResult, error) {
 	if err := in.Validate(); err != nil {
 		return ExactResult{}, err
 	}
+	out := ExactResult{Status: lp.Optimal}
 	if k < 0 {
 		var err error
+		out.Solves++
 		if k, err = MaxFill(in, s, o); err != nil {
-			return ExactResult{}, err
+			return out, err
 		}
 	}
-	out := ExactResult{K: k, Status: lp.Optimal}
+	out.K = k
 	p, pairs := in.mip(k)
 	if len(pairs) == 0 {
 		out.Solution = in.solution(nil, nil)
 		return out, nil
 	}
+	if len(start.Type) == in.Jobs() && start.Fill >= k {
+		o.Start = make([]float64, len(pairs))
+		for v, pr := range pairs {
+			if start.Type[pr[0]] == pr[1] {
+				o.Start[v] = 1
+			}
+		}
+	}
+	out.Solves++
 	res, err := s.Solve(p, o)
 	out.Status = res.Status
 	if res.X == nil {

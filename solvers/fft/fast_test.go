@@ -107,3 +107,30 @@ func TestFastGangsBounds(t *testing.T) {
 		}
 	}
 }
+
+// The fast path's solution as a MIP start changes the work, not the
+// optimum: on random instances SolveExactFrom reaches SolveExact's objective
+// and fill, with a feasible solution, and counts its solves.
+func TestExactFromFastStart(t *testing.T) {
+	t.Parallel()
+	r := rand.New(rand.NewPCG(19, 3))
+	for trial := range 60 {
+		in := randomInstance(r, 4+r.IntN(20), 1+r.IntN(4), false)
+		fast := SolveFast(in)
+		cold := exactOrFatal(t, in, -1)
+		warm, err := SolveExactFrom(in, lp.Default(), lp.Options{}, -1, fast.Solution)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := in.Check(warm.Solution); err != nil {
+			t.Fatalf("trial %d: %v", trial, err)
+		}
+		if warm.K != cold.K || warm.Fill < warm.K || math.Abs(warm.Objective-cold.Objective) > 1e-9*(1+math.Abs(cold.Objective)) {
+			t.Fatalf("trial %d: from the fast path K %d fill %d objective %v, cold K %d objective %v",
+				trial, warm.K, warm.Fill, warm.Objective, cold.K, cold.Objective)
+		}
+		if warm.Solves != 2 || cold.Solves != 2 {
+			t.Fatalf("trial %d: %d and %d solves, want 2 (K(t), then the round's program)", trial, warm.Solves, cold.Solves)
+		}
+	}
+}

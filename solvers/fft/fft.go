@@ -396,7 +396,8 @@ func (p *FFT) solve(in *Instance, round int) (solved, error) {
 		}
 	}
 	o := lp.Options{TimeLimit: time.Duration(p.opt.TimeLimitSeconds * float64(time.Second)), NodeLimit: p.opt.NodeLimit}
-	ex, err := SolveExact(in, p.solver, o, k)
+	ex, err := SolveExactFrom(in, p.solver, o, k, fast.Solution)
+	p.rep.LPs += ex.Solves
 	limited := errors.Is(err, lp.ErrLimit)
 	if err != nil && !limited {
 		if p.opt.Solve == ModeExact {

@@ -25,6 +25,9 @@ type Report struct {
 	UnitFallbacks int `json:"unit_fallbacks"`
 	// Rounds counts the decisions with at least one active job.
 	Rounds int `json:"rounds"`
+	// LPs counts the exact path's MIP solves (K(t) and the round's
+	// program), the audit's included; the fast path solves none.
+	LPs int `json:"lp_solves"`
 	// SplitJobs sums, over rounds, the jobs the LP relaxation did not place
 	// whole (the fast path rounds them); ShortRounds counts the rounds whose
 	// chosen x fills fewer GPUs than the relaxation (K(t) may still be met:

@@ -10,7 +10,6 @@ import (
 	"fairbench/solvers/internal/policytest"
 
 	"fairbench/models"
-	"fairbench/sim"
 	"fairbench/solvers"
 	"fairbench/solvers/gavel"
 )
@@ -195,17 +194,4 @@ func wantShares(t testing.TB, a models.Allocation, want map[models.JobID]map[str
 			}
 		}
 	}
-}
-
-// simulate runs jobs under p with 360 s rounds and no restore cost.
-func simulate(t testing.TB, p solvers.Policy, servers []models.Server, users []models.User, jobs ...models.Job) *sim.Result {
-	t.Helper()
-	if users == nil {
-		users = []models.User{{Name: "u", Weight: 1}}
-	}
-	r, err := sim.Run(sim.Config{Environment: models.Environment{Cluster: cluster(t, servers...), Matrix: matrix(t)}, Users: users, Jobs: jobs, Round: 360 * time.Second}, p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return r
 }

@@ -1,9 +1,12 @@
 package gavel_test
 
 import (
+	"reflect"
 	"testing"
 
 	"fairbench/models"
+	"fairbench/solvers"
+	"fairbench/solvers/gavel"
 )
 
 const tol = 1e-7
@@ -177,5 +180,24 @@ func TestAgnostic(t *testing.T) {
 	}
 	if a.Fractions[1]["V100"] != 0 {
 		t.Errorf("vertex: the K80-only job got V100 time %v", a.Fractions[1]["V100"])
+	}
+}
+
+// A decision whose LP is one the policy solved before reuses its solution:
+// the same allocation, one LP solve counted, one reuse. A third decision
+// with another LP (a job more) solves again.
+func TestLASReusesASolvedLP(t *testing.T) {
+	t.Parallel()
+	p := build(t, "gavel-las", nil)
+	jobs := []models.JobState{job(1, 0, "fast", 1, 100), job(2, 0, "flat", 1, 100)}
+	first := allocate(t, p, snap(t, 0, nil, oneV100OneK80, jobs...))
+	second := allocate(t, p, snap(t, 0, nil, oneV100OneK80, jobs...))
+	if !reflect.DeepEqual(first, second) {
+		t.Errorf("reused allocation %v, first %v", second, first)
+	}
+	allocate(t, p, snap(t, 0, nil, oneV100OneK80, append(jobs, job(3, 0, "flat", 1, 100))...))
+	tally := p.(solvers.Reporter).Report().(*gavel.Tally)
+	if tally.Decisions != 3 || tally.LPs != 2 || tally.Reused != 1 {
+		t.Errorf("tally %+v, want 3 decisions, 2 LPs solved, 1 reused", tally)
 	}
 }

@@ -211,11 +211,12 @@ type solver struct {
 	deadline time.Time
 	solves   int
 	tally    *Tally
+	memo     *memo
 }
 
 // solver starts a decision's solves.
 func (b *base) solver() *solver {
-	sv := &solver{policy: b.name, backend: b.backend, limit: b.opt.TimeLimit, tally: &b.tally}
+	sv := &solver{policy: b.name, backend: b.backend, limit: b.opt.TimeLimit, tally: &b.tally, memo: &b.memo}
 	if b.opt.TimeLimit > 0 {
 		sv.deadline = time.Now().Add(b.opt.TimeLimit)
 	}
@@ -241,6 +242,11 @@ func (sv *solver) solveModel(m *model, what string) (lp.Result, error) {
 		sv.tally.Fallbacks++
 		return sv.solve(&m.p, what)
 	}
+	key := lp.Key(&m.p, m.copies)
+	if res, ok := sv.memo.get(key); ok {
+		sv.tally.Reused++
+		return res, nil
+	}
 	o, err := sv.begin(what)
 	if err != nil {
 		return lp.Result{}, err
@@ -248,6 +254,7 @@ func (sv *solver) solveModel(m *model, what string) (lp.Result, error) {
 	res, err := lp.Interior(&m.p, m.copies, o)
 	switch {
 	case err == nil:
+		sv.memo.put(key, res)
 		return res, nil
 	case errors.Is(err, lp.ErrLimit):
 		return lp.Result{}, &LimitError{Policy: sv.policy, Limit: sv.limit, Solves: sv.solves, Err: err}

@@ -15,6 +15,7 @@ type base struct {
 	backend   lp.Solver
 	objective float64
 	tally     Tally
+	memo      memo
 }
 
 // Tally counts a policy's work over a run: it is the policy's report
@@ -22,11 +23,15 @@ type base struct {
 type Tally struct {
 	// Decisions is the number of allocations computed.
 	Decisions int `json:"decisions"`
-	// LPs is the number of LP solves, every method together.
+	// LPs is the number of LP solves, every method together (LPs
+	// answered from memory, Reused, not counted).
 	LPs int `json:"lp_solves"`
 	// Fallbacks counts the central solves that failed and were replaced by a
 	// vertex of the same LP.
 	Fallbacks int `json:"interior_fallbacks,omitempty"`
+	// Reused counts the LPs not solved because the policy had solved the
+	// same LP before (see memo): their solution is the one it found then.
+	Reused int `json:"lp_reused,omitempty"`
 }
 
 // Report returns the tally.

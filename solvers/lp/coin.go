@@ -76,7 +76,7 @@ func (Coin) Solve(p *Problem, o Options) (Result, error) {
 	}
 	var res Result
 	if p.HasInteger() {
-		res, err = solveCBC(q, a, deadline, o.NodeLimit)
+		res, err = solveCBC(q, a, deadline, o.NodeLimit, o.Start)
 	} else {
 		res, err = solveCLP(q, a, deadline)
 	}
@@ -370,7 +370,10 @@ func runCLP(p *Problem, a *coinArrays, deadline time.Time, at clpAttempt) clpRun
 // unbounded relaxation infeasible (TestRandomUnbounded), and an infeasible
 // or unbounded relaxation decides the MIP (Unbounded meaning, as for Pure,
 // that the relaxation is unbounded).
-func solveCBC(p *Problem, a *coinArrays, deadline time.Time, nodeLimit int) (Result, error) {
+//
+// start, when it has one value per variable, is handed to CBC as its MIP
+// start.
+func solveCBC(p *Problem, a *coinArrays, deadline time.Time, nodeLimit int, start []float64) (Result, error) {
 	switch r := clpSolve(p, a, deadline); r.status {
 	case clpOptimal:
 	case clpPrimalInfeasible:
@@ -406,6 +409,14 @@ func solveCBC(p *Problem, a *coinArrays, deadline time.Time, nodeLimit int) (Res
 	}
 	if nodeLimit > 0 {
 		cbcParam(m, "maxNodes", strconv.Itoa(nodeLimit))
+	}
+	if len(start) == len(p.Vars) {
+		idx := make([]C.int, len(start))
+		val := make([]C.double, len(start))
+		for j, v := range start {
+			idx[j], val[j] = C.int(j), C.double(v)
+		}
+		C.Cbc_setMIPStartI(m, C.int(len(start)), &idx[0], &val[0])
 	}
 	cbcMu.Lock()
 	C.fairbench_save_sigint()

@@ -410,9 +410,24 @@ func (q *ipmProblem) finish(s Status, st ipmState, e []float64) (Status, []float
 type ipmKKT struct {
 	state  ipmState
 	layout *arrowLayout // nil: dense
+	arrow  *arrowFactor // the last arrow factorisation (its memory is reused)
 	fact   normalFactor
 	n      int
 	d2     []float64
+	// normalSolve's work space: G·x, Gᵀ·(…) and the residual.
+	gx, hx, r []float64
+	// Work space of step and solve, by slot (see scratch).
+	work [16][]float64
+}
+
+// scratch returns work slot i with n entries, to be written before it is
+// read; its contents last until the slot is asked for again.
+func (k *ipmKKT) scratch(i, n int) []float64 {
+	if cap(k.work[i]) < n {
+		k.work[i] = make([]float64, n)
+	}
+	k.work[i] = k.work[i][:n]
+	return k.work[i]
 }
 
 // factor forms and factors GᵀΩD⁻²G for the scaling d2.
@@ -420,7 +435,8 @@ func (k *ipmKKT) factor(q *ipmProblem, d2 []float64) error {
 	k.n, k.d2 = len(q.c), d2
 	var err error
 	if k.layout != nil {
-		if k.fact, err = factorArrow(q, k.layout, d2); err == nil {
+		if k.arrow, err = factorArrow(q, k.layout, d2, k.arrow); err == nil {
+			k.fact = k.arrow
 			return nil
 		}
 	}
@@ -430,15 +446,15 @@ func (k *ipmKKT) factor(q *ipmProblem, d2 []float64) error {
 
 // solve returns dx, dz for the right-hand side (bx, bz).
 func (k *ipmKKT) solve(q *ipmProblem, bx, bz []float64) ([]float64, []float64) {
-	rhs := make([]float64, k.n)
+	rhs := k.scratch(13, k.n)
 	for j := range rhs {
 		rhs[j] = q.v[j] * bx[j]
 	}
-	scaled := make([]float64, len(bz))
+	scaled := k.scratch(14, len(bz))
 	for i := range bz {
 		scaled[i] = bz[i] / k.d2[i]
 	}
-	gt := q.gtOmega(scaled)
+	gt := q.gtOmegaInto(k.scratch(15, k.n), scaled)
 	for j := range rhs {
 		rhs[j] += gt[j]
 	}
@@ -462,13 +478,16 @@ func (k *ipmKKT) normalSolve(q *ipmProblem, rhs []float64) []float64 {
 	}
 	x = append([]float64(nil), x...)
 	last := math.Inf(1)
+	if len(k.gx) != len(q.rows) || len(k.r) != k.n {
+		k.gx, k.hx, k.r = make([]float64, len(q.rows)), make([]float64, k.n), make([]float64, k.n)
+	}
 	for range 8 {
-		gx := q.g(x)
+		gx := q.gInto(k.gx, x)
 		for i := range gx {
 			gx[i] /= k.d2[i]
 		}
-		hx := q.gtOmega(gx)
-		r := make([]float64, k.n)
+		hx := q.gtOmegaInto(k.hx, gx)
+		r := k.r
 		norm := 0.0
 		for j := range r {
 			r[j] = rhs[j] - hx[j]
@@ -542,9 +561,9 @@ func toOrthant(r []float64) []float64 {
 // step takes one predictor-corrector step from st.
 func (k *ipmKKT) step(q *ipmProblem, st *ipmState, rx, rz []float64, rt, mu float64) error {
 	m := len(st.s)
-	d2 := make([]float64, m)
-	w := make([]float64, m)   // NT scaling √(s/z)
-	lam := make([]float64, m) // √(s∘z)
+	d2 := k.scratch(0, m)
+	w := k.scratch(1, m)   // NT scaling √(s/z)
+	lam := k.scratch(2, m) // √(s∘z)
 	for i := range d2 {
 		d2[i] = st.s[i] / st.z[i]
 		w[i] = math.Sqrt(d2[i])
@@ -553,12 +572,12 @@ func (k *ipmKKT) step(q *ipmProblem, st *ipmState, rx, rz []float64, rt, mu floa
 	if err := k.factor(q, d2); err != nil {
 		return err
 	}
-	negC := make([]float64, len(q.c))
+	negC := k.scratch(3, len(q.c))
 	for j := range negC {
 		negC[j] = -q.c[j]
 	}
 	dx1, dz1 := k.solve(q, negC, q.h)
-	bz := make([]float64, m)
+	bz := k.scratch(4, m)
 	for i := range bz {
 		bz[i] = -rz[i] + st.s[i]
 	}
@@ -569,8 +588,8 @@ func (k *ipmKKT) step(q *ipmProblem, st *ipmState, rx, rz []float64, rt, mu floa
 	}
 	// Affine (predictor) direction.
 	dtauA := (rt - st.kap + wdot(q.c, dx2, q.v) + wdot(q.h, dz2, q.w)) / denom
-	wdzA := make([]float64, m)
-	dsA := make([]float64, m) // W⁻¹·ds
+	wdzA := k.scratch(5, m)
+	dsA := k.scratch(6, m) // W⁻¹·ds
 	for i := range wdzA {
 		wdzA[i] = w[i] * (dz2[i] + dtauA*dz1[i])
 		dsA[i] = -wdzA[i] - lam[i]
@@ -579,8 +598,8 @@ func (k *ipmKKT) step(q *ipmProblem, st *ipmState, rx, rz []float64, rt, mu floa
 	alphaA := stepLength(lam, dsA, wdzA, st.tau, dtauA, st.kap, dkapA)
 	sigma := math.Min(ipmSigmaMax, math.Max(ipmSigmaMin, math.Pow(1-alphaA, 3)))
 	// Combined (corrector) direction.
-	ds1 := make([]float64, m)
-	bx := make([]float64, len(rx))
+	ds1 := k.scratch(7, m)
+	bx := k.scratch(8, len(rx))
 	for j := range bx {
 		bx[j] = (1 - sigma) * rx[j]
 	}
@@ -591,13 +610,13 @@ func (k *ipmKKT) step(q *ipmProblem, st *ipmState, rx, rz []float64, rt, mu floa
 	dx2, dz2 = k.solve(q, bx, bz)
 	bkap := st.kap*st.tau + dkapA*dtauA - sigma*mu
 	dtau := ((1-sigma)*rt - bkap/st.tau + wdot(q.c, dx2, q.v) + wdot(q.h, dz2, q.w)) / denom
-	dx := make([]float64, len(dx2))
+	dx := k.scratch(9, len(dx2))
 	for j := range dx {
 		dx[j] = dx2[j] + dtau*dx1[j]
 	}
-	dz := make([]float64, m)
-	wdz := make([]float64, m)
-	dsW := make([]float64, m)
+	dz := k.scratch(10, m)
+	wdz := k.scratch(11, m)
+	dsW := k.scratch(12, m)
 	for i := range dz {
 		dz[i] = dz2[i] + dtau*dz1[i]
 		wdz[i] = w[i] * dz[i]
@@ -651,9 +670,12 @@ func stepLength(lam, ds, dz []float64, tau, dtau, kap, dkap float64) float64 {
 }
 
 // g is G·x.
-func (q *ipmProblem) g(x []float64) []float64 {
-	out := make([]float64, len(q.rows))
+func (q *ipmProblem) g(x []float64) []float64 { return q.gInto(make([]float64, len(q.rows)), x) }
+
+// gInto writes G·x into out (one entry per row) and returns it.
+func (q *ipmProblem) gInto(out, x []float64) []float64 {
 	for i, r := range q.rows {
+		out[i] = 0
 		for _, t := range r {
 			out[i] += t.Coef * x[t.Var]
 		}
@@ -663,7 +685,13 @@ func (q *ipmProblem) g(x []float64) []float64 {
 
 // gtOmega is GᵀΩ·y.
 func (q *ipmProblem) gtOmega(y []float64) []float64 {
-	out := make([]float64, len(q.c))
+	return q.gtOmegaInto(make([]float64, len(q.c)), y)
+}
+
+// gtOmegaInto writes GᵀΩ·y into out (one entry per variable) and returns
+// it.
+func (q *ipmProblem) gtOmegaInto(out, y []float64) []float64 {
+	clear(out)
 	for i, r := range q.rows {
 		f := q.w[i] * y[i]
 		for _, t := range r {

@@ -30,7 +30,8 @@ import (
 
 // normalFactor is a factorised N.
 type normalFactor interface {
-	// solve returns N⁻¹·rhs, or false when the factorisation cannot.
+	// solve returns N⁻¹·rhs, or false when the factorisation cannot. The
+	// answer may be the factor's work space, valid until its next solve.
 	solve(rhs []float64) ([]float64, bool)
 }
 
@@ -85,8 +86,7 @@ func newArrowLayout(q *ipmProblem) *arrowLayout {
 	for j := range parent {
 		parent[j] = j
 	}
-	var find func(int) int
-	find = func(j int) int {
+	find := func(j int) int {
 		for parent[j] != j {
 			parent[j] = parent[parent[j]]
 			j = parent[j]
@@ -138,16 +138,15 @@ func newArrowLayout(q *ipmProblem) *arrowLayout {
 
 // denseFactor is the Cholesky factor of the whole of N.
 type denseFactor struct {
-	chol mat.Cholesky
-	n    int
+	chol chol
 }
 
 func (f *denseFactor) solve(rhs []float64) ([]float64, bool) {
-	var v mat.VecDense
-	if err := f.chol.SolveVecTo(&v, mat.NewVecDense(f.n, rhs)); err != nil {
+	v := append([]float64(nil), rhs...)
+	if !f.chol.solveInPlace(v) {
 		return nil, false
 	}
-	return v.RawVector().Data, true
+	return v, true
 }
 
 // ridge is the relative amount added to the diagonal: it keeps a matrix
@@ -172,8 +171,8 @@ func factorDense(q *ipmProblem, d2 []float64) (normalFactor, error) {
 		}
 	}
 	addRidge(h, n)
-	f := &denseFactor{n: n}
-	if ok := f.chol.Factorize(h); !ok {
+	f := &denseFactor{}
+	if ok := f.chol.factorize(h); !ok {
 		return nil, errors.New("normal equations are not positive definite")
 	}
 	return f, nil
@@ -183,18 +182,29 @@ func factorDense(q *ipmProblem, d2 []float64) (normalFactor, error) {
 type arrowFactor struct {
 	l      *arrowLayout
 	n      int
-	blocks []mat.Cholesky // B_b
-	e      [][]float64    // E_b, row-major: len(block)×len(border)
-	binvE  [][]float64    // B_b⁻¹·E_b, same shape
-	schur  mat.Cholesky   // F − EᵀB⁻¹E
-	u      [][]float64    // columns of U
-	hinvU  [][]float64    // arrow⁻¹·U
-	smw    mat.Cholesky   // I + Uᵀ·arrow⁻¹·U
+	blocks []chol      // B_b
+	e      [][]float64 // E_b, row-major: len(block)×len(border)
+	binvE  [][]float64 // B_b⁻¹·E_b, same shape
+	schur  chol        // F − EᵀB⁻¹E
+	// Work space kept from one factorisation to the next: the blocks and
+	// the border before factoring.
+	bs     []*mat.SymDense
+	border *mat.SymDense
+	u      [][]float64 // columns of U
+	hinvU  [][]float64 // arrow⁻¹·U
+	smw    chol        // I + Uᵀ·arrow⁻¹·U
+	// Work space of arrowSolve: B_b⁻¹·r_b for every block, one slice.
+	binvR []float64
+	start []int     // where block b's part of binvR starts
+	y     []float64 // solve's answer
 }
 
-// factorArrow forms and factors N by the layout l.
-func factorArrow(q *ipmProblem, l *arrowLayout, d2 []float64) (normalFactor, error) {
-	f := &arrowFactor{l: l, n: len(q.c)}
+// factorArrow forms and factors N by the layout l, in the memory of f (a
+// factor of an earlier scaling by the same layout, or nil).
+func factorArrow(q *ipmProblem, l *arrowLayout, d2 []float64, f *arrowFactor) (*arrowFactor, error) {
+	if f == nil || f.l != l {
+		f = &arrowFactor{l: l, n: len(q.c)}
+	}
 	bs, border := f.accumulate(q, d2)
 	if err := f.factorBlocks(bs, border); err != nil {
 		return nil, err
@@ -209,13 +219,22 @@ func factorArrow(q *ipmProblem, l *arrowLayout, d2 []float64) (normalFactor, err
 // (into f.e) and F (the returned border matrix).
 func (f *arrowFactor) accumulate(q *ipmProblem, d2 []float64) ([]*mat.SymDense, *mat.SymDense) {
 	l, nb := f.l, len(f.l.border)
-	bs := make([]*mat.SymDense, len(l.blocks))
-	f.e = make([][]float64, len(l.blocks))
-	for b, vars := range l.blocks {
-		bs[b] = mat.NewSymDense(len(vars), nil)
-		f.e[b] = make([]float64, len(vars)*nb)
+	if f.bs == nil {
+		f.bs = make([]*mat.SymDense, len(l.blocks))
+		f.e = make([][]float64, len(l.blocks))
+		for b, vars := range l.blocks {
+			f.bs[b] = mat.NewSymDense(len(vars), nil)
+			f.e[b] = make([]float64, len(vars)*nb)
+		}
+		f.border = mat.NewSymDense(max(nb, 1), nil)
+	} else {
+		for b := range l.blocks {
+			clear(f.bs[b].RawSymmetric().Data)
+			clear(f.e[b])
+		}
+		clear(f.border.RawSymmetric().Data)
 	}
-	border := mat.NewSymDense(max(nb, 1), nil)
+	bs, border := f.bs, f.border
 	for _, i := range l.local {
 		w := q.w[i] / d2[i]
 		r := q.rows[i]
@@ -226,15 +245,13 @@ func (f *arrowFactor) accumulate(q *ipmProblem, d2 []float64) ([]*mat.SymDense, 
 				pa, pb := l.where[ta.Var], l.where[tb.Var]
 				switch {
 				case ba >= 0 && bb >= 0: // same block (a local row touches one)
-					i0, j0 := min(pa, pb), max(pa, pb)
-					bs[ba].SetSym(i0, j0, bs[ba].At(i0, j0)+v)
+					addSym(bs[ba], pa, pb, v)
 				case ba >= 0:
 					f.e[ba][pa*nb+pb] += v
 				case bb >= 0:
 					f.e[bb][pb*nb+pa] += v
 				default:
-					i0, j0 := min(pa, pb), max(pa, pb)
-					border.SetSym(i0, j0, border.At(i0, j0)+v)
+					addSym(border, pa, pb, v)
 				}
 			}
 		}
@@ -246,8 +263,10 @@ func (f *arrowFactor) accumulate(q *ipmProblem, d2 []float64) ([]*mat.SymDense, 
 // border's Schur complement F − Σ_b E_bᵀ·B_b⁻¹·E_b.
 func (f *arrowFactor) factorBlocks(bs []*mat.SymDense, border *mat.SymDense) error {
 	l, nb := f.l, len(f.l.border)
-	f.blocks = make([]mat.Cholesky, len(l.blocks))
-	f.binvE = make([][]float64, len(l.blocks))
+	if f.blocks == nil {
+		f.blocks = make([]chol, len(l.blocks))
+		f.binvE = make([][]float64, len(l.blocks))
+	}
 	for b, vars := range l.blocks {
 		if err := f.factorBlock(b, bs[b]); err != nil {
 			return err
@@ -258,7 +277,7 @@ func (f *arrowFactor) factorBlocks(bs []*mat.SymDense, border *mat.SymDense) err
 				for k := range vars {
 					s += f.e[b][k*nb+g] * f.binvE[b][k*nb+h]
 				}
-				border.SetSym(g, h, border.At(g, h)-s)
+				addSym(border, g, h, -s)
 			}
 		}
 	}
@@ -266,7 +285,7 @@ func (f *arrowFactor) factorBlocks(bs []*mat.SymDense, border *mat.SymDense) err
 		return nil
 	}
 	addRidge(border, nb)
-	if ok := f.schur.Factorize(border); !ok {
+	if ok := f.schur.factorize(border); !ok {
 		return errors.New("normal equations: the border is not positive definite")
 	}
 	return nil
@@ -276,21 +295,22 @@ func (f *arrowFactor) factorBlocks(bs []*mat.SymDense, border *mat.SymDense) err
 func (f *arrowFactor) factorBlock(b int, m *mat.SymDense) error {
 	vars, nb := f.l.blocks[b], len(f.l.border)
 	addRidge(m, len(vars))
-	if ok := f.blocks[b].Factorize(m); !ok {
+	if ok := f.blocks[b].factorize(m); !ok {
 		return errors.New("normal equations: a block is not positive definite")
 	}
-	f.binvE[b] = make([]float64, len(vars)*nb)
+	if f.binvE[b] == nil {
+		f.binvE[b] = make([]float64, len(vars)*nb)
+	}
 	col := make([]float64, len(vars))
 	for g := 0; g < nb; g++ {
 		for k := range vars {
 			col[k] = f.e[b][k*nb+g]
 		}
-		var v mat.VecDense
-		if err := f.blocks[b].SolveVecTo(&v, mat.NewVecDense(len(vars), col)); err != nil {
+		if !f.blocks[b].solveInPlace(col) {
 			return errors.New("normal equations: a block solve failed")
 		}
 		for k := range vars {
-			f.binvE[b][k*nb+g] = v.AtVec(k)
+			f.binvE[b][k*nb+g] = col[k]
 		}
 	}
 	return nil
@@ -315,16 +335,21 @@ func (f *arrowFactor) factorWide(q *ipmProblem, d2 []float64) error {
 	if nu == 0 {
 		return nil
 	}
-	f.u = make([][]float64, nu)
-	f.hinvU = make([][]float64, nu)
+	if f.u == nil {
+		f.u = make([][]float64, nu)
+		f.hinvU = make([][]float64, nu)
+		for k := range f.u {
+			f.u[k], f.hinvU[k] = make([]float64, f.n), make([]float64, f.n)
+		}
+	}
 	for k, i := range f.l.wide {
 		s := math.Sqrt(q.w[i] / d2[i])
-		u := make([]float64, f.n)
+		u := f.u[k]
+		clear(u)
 		for _, t := range q.rows[i] {
 			u[t.Var] += s * t.Coef
 		}
-		f.u[k] = u
-		hu, ok := f.arrowSolve(u)
+		hu, ok := f.arrowSolve(f.hinvU[k], u)
 		if !ok {
 			return errors.New("normal equations: arrow solve failed")
 		}
@@ -340,51 +365,52 @@ func (f *arrowFactor) factorWide(q *ipmProblem, d2 []float64) error {
 			m.SetSym(a, b, v)
 		}
 	}
-	if ok := f.smw.Factorize(m); !ok {
+	if ok := f.smw.factorize(m); !ok {
 		return errors.New("normal equations: the wide rows' correction is not positive definite")
 	}
 	return nil
 }
 
-// arrowSolve solves the arrow part: B·y_L + E·y_G = r_L, Eᵀ·y_L + F·y_G = r_G.
-func (f *arrowFactor) arrowSolve(rhs []float64) ([]float64, bool) {
+// arrowSolve solves the arrow part, B·y_L + E·y_G = r_L, Eᵀ·y_L + F·y_G =
+// r_G, into out (every entry written) and returns it.
+func (f *arrowFactor) arrowSolve(out, rhs []float64) ([]float64, bool) {
 	l, nb := f.l, len(f.l.border)
-	out := make([]float64, f.n)
-	binvR := make([][]float64, len(l.blocks))
+	if f.start == nil {
+		f.start = make([]int, len(l.blocks)+1)
+		for b, vars := range l.blocks {
+			f.start[b+1] = f.start[b] + len(vars)
+		}
+		f.binvR = make([]float64, f.start[len(l.blocks)])
+	}
 	rg := make([]float64, nb)
 	for g, j := range l.border {
 		rg[g] = rhs[j]
 	}
 	for b, vars := range l.blocks {
-		r := make([]float64, len(vars))
+		r := f.binvR[f.start[b]:f.start[b+1]]
 		for k, j := range vars {
 			r[k] = rhs[j]
 		}
-		var v mat.VecDense
-		if err := f.blocks[b].SolveVecTo(&v, mat.NewVecDense(len(vars), r)); err != nil {
+		if !f.blocks[b].solveInPlace(r) {
 			return nil, false
 		}
-		binvR[b] = v.RawVector().Data
 		for g := 0; g < nb; g++ {
 			for k := range vars {
-				rg[g] -= f.e[b][k*nb+g] * binvR[b][k]
+				rg[g] -= f.e[b][k*nb+g] * r[k]
 			}
 		}
 	}
-	yg := make([]float64, nb)
-	if nb > 0 {
-		var v mat.VecDense
-		if err := f.schur.SolveVecTo(&v, mat.NewVecDense(nb, rg)); err != nil {
-			return nil, false
-		}
-		copy(yg, v.RawVector().Data)
+	yg := rg
+	if nb > 0 && !f.schur.solveInPlace(yg) {
+		return nil, false
 	}
 	for g, j := range l.border {
 		out[j] = yg[g]
 	}
 	for b, vars := range l.blocks {
+		r := f.binvR[f.start[b]:f.start[b+1]]
 		for k, j := range vars {
-			y := binvR[b][k]
+			y := r[k]
 			for g := 0; g < nb; g++ {
 				y -= f.binvE[b][k*nb+g] * yg[g]
 			}
@@ -395,7 +421,10 @@ func (f *arrowFactor) arrowSolve(rhs []float64) ([]float64, bool) {
 }
 
 func (f *arrowFactor) solve(rhs []float64) ([]float64, bool) {
-	y, ok := f.arrowSolve(rhs)
+	if len(f.y) != f.n {
+		f.y = make([]float64, f.n)
+	}
+	y, ok := f.arrowSolve(f.y, rhs)
 	if !ok || len(f.u) == 0 {
 		return y, ok
 	}
@@ -404,15 +433,21 @@ func (f *arrowFactor) solve(rhs []float64) ([]float64, bool) {
 	for k := range f.u {
 		uy[k] = dot(f.u[k], y)
 	}
-	var c mat.VecDense
-	if err := f.smw.SolveVecTo(&c, mat.NewVecDense(nu, uy)); err != nil {
+	if !f.smw.solveInPlace(uy) {
 		return nil, false
 	}
 	for k := range f.hinvU {
-		ck := c.AtVec(k)
+		ck := uy[k]
 		for j := range y {
 			y[j] -= f.hinvU[k][j] * ck
 		}
 	}
 	return y, true
+}
+
+// addSym adds v to m[i][j] = m[j][i] (the upper triangle gonum stores).
+func addSym(m *mat.SymDense, i, j int, v float64) {
+	raw := m.RawSymmetric()
+	i, j = min(i, j), max(i, j)
+	raw.Data[i*raw.Stride+j] += v
 }

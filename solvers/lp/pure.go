@@ -3,7 +3,6 @@ package lp
 import (
 	"fmt"
 	"math"
-	"runtime/debug"
 	"time"
 
 	"fairbench/solvers/lp/internal/simplex"
@@ -19,22 +18,6 @@ const pureName = "pure-go"
 
 // Name returns "pure-go".
 func (Pure) Name() string { return pureName }
-
-// pureBackend describes the pure-Go backend with gonum's module version.
-func pureBackend() string {
-	v := "gonum"
-	if bi, ok := debug.ReadBuildInfo(); ok {
-		for _, d := range bi.Deps {
-			if d.Path == "gonum.org/v1/gonum" {
-				if d.Replace != nil {
-					d = d.Replace
-				}
-				v += " " + d.Version
-			}
-		}
-	}
-	return v + " simplex + branch and bound (pure Go)"
-}
 
 // Solve solves p: an LP with one simplex run, a MIP by branch and bound.
 func (Pure) Solve(p *Problem, o Options) (Result, error) {

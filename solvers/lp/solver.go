@@ -26,6 +26,13 @@ type Options struct {
 	// NodeLimit bounds the branch-and-bound nodes of a MIP; 0 means none.
 	// Reaching it gives LimitReached.
 	NodeLimit int
+	// Start is a point to start a MIP's search from (a MIP start), one value
+	// per variable: a feasible integral point gives branch and bound an
+	// incumbent to prune with from the first node. The answer is still an
+	// optimum, though among tied optima not necessarily the one found
+	// without it. Ignored for LPs, by the pure-Go backend, and when it has
+	// the wrong length.
+	Start []float64
 }
 
 // Status is the outcome of a solve.
