@@ -9,6 +9,7 @@ import (
 	"fairbench/solvers/gandivafair"
 	"fairbench/solvers/gavel"
 	"fairbench/solvers/isolated"
+	"fairbench/solvers/nash"
 	"fairbench/solvers/sjf"
 	"fairbench/solvers/sjfbsbf"
 	"fairbench/solvers/tiresias"
@@ -32,6 +33,8 @@ func Default() *solvers.Registry {
 		{Name: sjfbsbf.FFSConsolidatedName, Summary: sjfbsbf.FFSConsolidatedSummary, New: sjfbsbf.NewFFSConsolidated},
 		{Name: fft.Name, Summary: fft.Summary, New: fft.New, Claims: []string{"long-term-fairness", "regret", "starvation-bound"}},
 		{Name: fft.ExactName, Summary: fft.ExactSummary, New: fft.NewExact, Claims: []string{"long-term-fairness", "regret", "starvation-bound"}},
+		{Name: nash.Name, Summary: nash.Summary, New: nash.New, Claims: nash.Claims},
+		{Name: nash.PAName, Summary: nash.PASummary, New: nash.NewPA, Claims: nash.PAClaims},
 	}, gavel.Entries()...) { // the Gavel LP family: gavel-las, gavel-las-agnostic, gavel-ftf, ...
 		if err := r.Register(e); err != nil {
 			panic("registry: " + err.Error())
