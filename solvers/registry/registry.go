@@ -35,6 +35,7 @@ func Default() *solvers.Registry {
 		{Name: fft.ExactName, Summary: fft.ExactSummary, New: fft.NewExact, Claims: []string{"long-term-fairness", "regret", "starvation-bound"}},
 		{Name: nash.Name, Summary: nash.Summary, New: nash.New, Claims: nash.Claims},
 		{Name: nash.PAName, Summary: nash.PASummary, New: nash.NewPA, Claims: nash.PAClaims},
+		{Name: nash.CEEIName, Summary: nash.CEEISummary, New: nash.NewCEEI, Claims: nash.CEEIClaims},
 	}, gavel.Entries()...) { // the Gavel LP family: gavel-las, gavel-las-agnostic, gavel-ftf, ...
 		if err := r.Register(e); err != nil {
 			panic("registry: " + err.Error())
