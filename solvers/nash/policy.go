@@ -49,10 +49,14 @@ func DefaultOptions() Options {
 	return Options{Backend: BackendAuto, TimeLimit: time.Minute, Aggregate: true, Capped: true}
 }
 
-// Decode reads c's options over the defaults and checks them; name is the
-// policy, for the errors.
+// Decode reads c's options over DefaultOptions and checks them; name is
+// the policy, for the errors.
 func Decode(name string, c solvers.Config) (Options, lp.Solver, error) {
-	o := DefaultOptions()
+	return DecodeOver(name, c, DefaultOptions())
+}
+
+// DecodeOver is Decode over other defaults o.
+func DecodeOver(name string, c solvers.Config, o Options) (Options, lp.Solver, error) {
 	if err := c.Decode(&o); err != nil {
 		return o, nil, fmt.Errorf("%s: options: %w", name, err)
 	}
@@ -96,7 +100,8 @@ type Stats struct {
 	LPSolves  int     `json:"lp_solves"`
 }
 
-func (st *Stats) add(sols ...*Solution) {
+// Add counts one decision whose market solves are sols.
+func (st *Stats) Add(sols ...*Solution) {
 	st.Decisions++
 	exact := true
 	for _, s := range sols {
@@ -155,7 +160,7 @@ func (p *Nash) Allocate(s *models.Snapshot) (models.Allocation, error) {
 		return models.Allocation{}, fmt.Errorf("%s: %w", Name, err)
 	}
 	p.last = sol
-	p.stats.add(sol)
+	p.stats.Add(sol)
 	return models.Allocation{Fractions: b.Fractions(s, sol.X, nil)}, nil
 }
 
@@ -217,7 +222,7 @@ func (p *PA) Allocate(s *models.Snapshot) (models.Allocation, error) {
 			all = append(all, o)
 		}
 	}
-	p.stats.add(all...)
+	p.stats.Add(all...)
 	scale := make([]float64, len(b.Market.Classes))
 	for c, cl := range b.Market.Classes {
 		scale[c] = f[cl.Buyer]

@@ -8,6 +8,7 @@ import (
 	"fairbench/solvers/fifo"
 	"fairbench/solvers/gandivafair"
 	"fairbench/solvers/gavel"
+	"fairbench/solvers/gavelsp"
 	"fairbench/solvers/isolated"
 	"fairbench/solvers/nash"
 	"fairbench/solvers/sjf"
@@ -36,6 +37,7 @@ func Default() *solvers.Registry {
 		{Name: nash.Name, Summary: nash.Summary, New: nash.New, Claims: nash.Claims},
 		{Name: nash.PAName, Summary: nash.PASummary, New: nash.NewPA, Claims: nash.PAClaims},
 		{Name: nash.CEEIName, Summary: nash.CEEISummary, New: nash.NewCEEI, Claims: nash.CEEIClaims},
+		{Name: gavelsp.Name, Summary: gavelsp.Summary, New: gavelsp.New, Claims: gavelsp.Claims},
 	}, gavel.Entries()...) { // the Gavel LP family: gavel-las, gavel-las-agnostic, gavel-ftf, ...
 		if err := r.Register(e); err != nil {
 			panic("registry: " + err.Error())
