@@ -13,6 +13,7 @@ import (
 	"fairbench/solvers/nash"
 	"fairbench/solvers/sjf"
 	"fairbench/solvers/sjfbsbf"
+	"fairbench/solvers/themis"
 	"fairbench/solvers/tiresias"
 )
 
@@ -38,6 +39,7 @@ func Default() *solvers.Registry {
 		{Name: nash.PAName, Summary: nash.PASummary, New: nash.NewPA, Claims: nash.PAClaims},
 		{Name: nash.CEEIName, Summary: nash.CEEISummary, New: nash.NewCEEI, Claims: nash.CEEIClaims},
 		{Name: gavelsp.Name, Summary: gavelsp.Summary, New: gavelsp.New, Claims: gavelsp.Claims},
+		{Name: themis.Name, Summary: themis.Summary, New: themis.New},
 	}, gavel.Entries()...) { // the Gavel LP family: gavel-las, gavel-las-agnostic, gavel-ftf, ...
 		if err := r.Register(e); err != nil {
 			panic("registry: " + err.Error())
