@@ -35,7 +35,7 @@ func TestAuctionByHand(t *testing.T) {
 // not beat waiting does not bid for it.
 func TestAuctionFitsAndWorth(t *testing.T) {
 	a := &auction{free: []float64{1, 4}, backend: lp.Default(), bidders: []bidder{
-		{gang: 2, value: []float64{0, -1}, none: -2}, // type 0 holds 1 GPU: only type 1
+		{gang: 2, value: []float64{0, -1}, none: -2},  // type 0 holds 1 GPU: only type 1
 		{gang: 1, value: []float64{-3, -3}, none: -2}, // worse than waiting everywhere
 	}}
 	win, _, err := a.partial()
