@@ -1,6 +1,7 @@
 package nash
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"time"
@@ -98,6 +99,9 @@ type Stats struct {
 	Exact     int     `json:"exact"`
 	MaxGap    float64 `json:"max_gap"`
 	LPSolves  int     `json:"lp_solves"`
+	// Fallbacks counts ceei's decisions without a verified equilibrium,
+	// answered with the Nash-welfare allocation instead.
+	Fallbacks int `json:"fallbacks,omitempty"`
 }
 
 // Add counts one decision whose market solves are sols.
@@ -289,7 +293,8 @@ func (p *CEEI) Triggers() models.Trigger { return models.AtRound }
 // no duality gap).
 func (p *CEEI) Report() any { return p.stats }
 
-// Certificate is the last decision's equilibrium certificate.
+// Certificate is the last decision's equilibrium certificate (nil after a
+// fallback).
 func (p *CEEI) Certificate() *CECertificate { return p.last }
 
 // Allocate computes the equilibrium of s's user market.
@@ -302,14 +307,22 @@ func (p *CEEI) Allocate(s *models.Snapshot) (models.Allocation, error) {
 	if err != nil {
 		return models.Allocation{}, fmt.Errorf("%s: %w", CEEIName, err)
 	}
-	sol, cert, err := p.opt.Solver(p.backend).CEEI(b.Market)
+	sv := p.opt.Solver(p.backend)
+	sol, cert, err := sv.CEEI(b.Market)
+	if errors.Is(err, ErrNoEquilibrium) {
+		// No verified equilibrium: answer with the Nash-welfare optimum
+		// (Pareto efficient), counted, rather than fail the decision.
+		if sol, err = sv.Solve(b.Market); err == nil {
+			p.stats.Fallbacks++
+		}
+	}
 	if err != nil {
 		return models.Allocation{}, fmt.Errorf("%s: %w", CEEIName, err)
 	}
 	p.last = cert
 	p.stats.Decisions++
 	p.stats.LPSolves += sol.Iterations
-	if sol.Exact {
+	if cert != nil && sol.Exact {
 		p.stats.Exact++
 	}
 	return models.Allocation{Fractions: b.Fractions(s, sol.X, nil)}, nil
