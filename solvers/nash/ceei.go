@@ -462,16 +462,10 @@ func ceNewton(m *Market, st *ceState, z []float64, theta float64) bool {
 		if len(r) == 0 || st.n == 0 {
 			return false
 		}
-		var svd mat.SVD
-		if !svd.Factorize(ceJacobian(m, st, z, theta, len(r)), mat.SVDFull) {
+		step, ok := newtonStep(ceJacobian(m, st, z, theta, len(r)), r)
+		if !ok {
 			return false
 		}
-		rank := svd.Rank(1e-12)
-		if rank == 0 {
-			return false
-		}
-		var step mat.Dense
-		svd.SolveTo(&step, mat.NewVecDense(len(r), r), rank)
 		// Backtrack until the residual shrinks: a full step from a point
 		// far from the solution can run off along a near-singular direction.
 		trial := make([]float64, len(z))
@@ -480,7 +474,7 @@ func ceNewton(m *Market, st *ceState, z []float64, theta float64) bool {
 				return false
 			}
 			for k := range z {
-				trial[k] = z[k] - t*step.At(k, 0)
+				trial[k] = z[k] - t*step[k]
 			}
 			if maxAbs(ceResidual(m, st, trial, theta)) < norm {
 				copy(z, trial)

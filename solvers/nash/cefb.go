@@ -124,20 +124,14 @@ func ceComplementarity(m *Market, x [][]float64, prices, mu, rents []float64, sm
 			if norm <= tol {
 				return true
 			}
-			var svd mat.SVD
-			if !svd.Factorize(jac, mat.SVDFull) {
+			step, ok := newtonStep(jac, f)
+			if !ok {
 				return false
 			}
-			rank := svd.Rank(1e-13)
-			if rank == 0 {
-				return false
-			}
-			var step mat.Dense
-			svd.SolveTo(&step, mat.NewVecDense(n, f), rank)
 			moved := false
 			for t := 1.0; t >= 1e-8; t /= 2 {
 				for k := range z {
-					trial[k] = z[k] - t*step.At(k, 0)
+					trial[k] = z[k] - t*step[k]
 				}
 				if g, _ := phi(trial); maxAbs(g) < norm*(1-1e-4*t) {
 					copy(z, trial)

@@ -43,7 +43,7 @@ func (s Solver) Discounts(m *Market, sol *Solution) ([]float64, []*Solution, err
 			f[i] = 1 // alone: nobody to compensate
 			continue
 		}
-		other, err := s.Solve(rest)
+		other, err := s.solveNear(rest, m, sol, i)
 		if err != nil {
 			return nil, nil, fmt.Errorf("nash: market without one agent of buyer %d: %w", i, err)
 		}
@@ -63,4 +63,37 @@ func (s Solver) Discounts(m *Market, sol *Solution) ([]float64, []*Solution, err
 		f[i] = math.Min(1, math.Max(0, math.Exp(logf/omega)))
 	}
 	return f, others, nil
+}
+
+// solveNear solves rest, the market m without one agent of buyer i, first
+// by polishing m's optimum sol restricted to rest (the optimum moves little
+// when one agent leaves, and the polish's certificate decides whether it
+// found the new one), else from scratch.
+func (s Solver) solveNear(rest, m *Market, sol *Solution, i int) (*Solution, error) {
+	if sol.Cert != nil {
+		var x [][]float64
+		var rents []float64
+		keep := (m.agents(i) - 1) / m.agents(i)
+		for c, cl := range m.Classes {
+			switch {
+			case cl.Buyer != i:
+				x = append(x, append([]float64(nil), sol.X[c]...))
+				rents = append(rents, sol.Cert.Rents[c])
+			case keep > 0:
+				row := make([]float64, len(sol.X[c]))
+				for g, v := range sol.X[c] {
+					row[g] = v * keep
+				}
+				x = append(x, row)
+				rents = append(rents, sol.Cert.Rents[c])
+			}
+		}
+		if len(x) == len(rest.Classes) && rest.Validate() == nil {
+			if near, cert := polish(rest, x, sol.Cert.Prices, rents); near != nil {
+				near.Cert = cert
+				return near, nil
+			}
+		}
+	}
+	return s.Solve(rest)
 }

@@ -320,18 +320,12 @@ func newton(m *Market, a *active, z []float64) bool {
 		if norm <= 1e-13*scale {
 			return true
 		}
-		var svd mat.SVD
-		if !svd.Factorize(a.jacobian(m, z), mat.SVDFull) {
+		step, ok := newtonStep(a.jacobian(m, z), r)
+		if !ok {
 			return false
 		}
-		rank := svd.Rank(1e-12)
-		if rank == 0 {
-			return false
-		}
-		var step mat.Dense
-		svd.SolveTo(&step, mat.NewVecDense(len(r), r), rank)
 		for k := range z {
-			z[k] -= step.At(k, 0)
+			z[k] -= step[k]
 		}
 	}
 	return false
