@@ -65,12 +65,18 @@ func (s Solver) Discounts(m *Market, sol *Solution) ([]float64, []*Solution, err
 	return f, others, nil
 }
 
+// warmLimit is the largest market (classes × types) whose leave-one-out
+// solves start from the full optimum.
+const warmLimit = 300
+
 // solveNear solves rest, the market m without one agent of buyer i, first
 // by polishing m's optimum sol restricted to rest (the optimum moves little
 // when one agent leaves, and the polish's certificate decides whether it
 // found the new one), else from scratch.
 func (s Solver) solveNear(rest, m *Market, sol *Solution, i int) (*Solution, error) {
-	if sol.Cert != nil {
+	// Only small markets: on a large one a poor guess costs several dense
+	// solves of thousands of unknowns, more than the cutting planes.
+	if sol.Cert != nil && len(rest.Classes)*len(rest.Caps) <= warmLimit {
 		var x [][]float64
 		var rents []float64
 		keep := (m.agents(i) - 1) / m.agents(i)

@@ -30,6 +30,10 @@ import (
 // point is accepted.
 const polishGap = 1e-11
 
+// polishRounds bounds the active-set changes of one polish: a guess that
+// needs more is too far off to be worth the dense solves.
+const polishRounds = 25
+
 // polishTaus are the thresholds tried for the active set, relative.
 var polishTaus = []float64{1e-7, 1e-6, 1e-5, 1e-4, 1e-3, 1e-2}
 
@@ -87,7 +91,7 @@ func polishAt(m *Market, x [][]float64, u, p, lam []float64, tau, total float64)
 	// An active-set loop: a solved unknown that comes out negative (a time
 	// share, price or rent) is dropped from the active set and the
 	// equations solved again, from the current point.
-	for round := 0; round <= len(a.edges)+len(m.Caps)+len(m.Classes); round++ {
+	for round := 0; round <= min(len(a.edges)+len(m.Caps)+len(m.Classes), polishRounds); round++ {
 		if !newton(m, a, z) {
 			return nil, nil
 		}
