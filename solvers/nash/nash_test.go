@@ -182,3 +182,42 @@ func TestDiscountsByHand(t *testing.T) {
 		t.Errorf("aggregated f = %g, want 0.5", f[0])
 	}
 }
+
+// Degenerate markets (ties everywhere, as small integer speeds make) on
+// which the continuation once stalled or cycled; each must still end with
+// a verified equilibrium (the complementarity fallback, the satiated-buyer
+// switch).
+func TestCEEIDegenerateMarkets(t *testing.T) {
+	markets := []*Market{
+		{Caps: []float64{2, 2, 1}, Weights: []float64{1, 1}, Classes: []Class{
+			{Buyer: 0, Count: 1, Gang: 2, Value: []float64{0, 1, 0.5}},
+			{Buyer: 1, Count: 1, Gang: 2, Value: []float64{0.5, 1, 0}},
+			{Buyer: 1, Count: 1, Gang: 1, Value: []float64{1, 0, 1}}}},
+		{Caps: []float64{3, 3}, Weights: []float64{1, 1}, Classes: []Class{
+			{Buyer: 0, Count: 2, Gang: 2, Value: []float64{1, 1}},
+			{Buyer: 1, Count: 1, Gang: 2, Value: []float64{1, 1}},
+			{Buyer: 1, Count: 2, Gang: 1, Value: []float64{1, 0.5}}}},
+		{Caps: []float64{2}, Weights: []float64{2, 1}, Classes: []Class{
+			{Buyer: 0, Count: 1, Gang: 1, Value: []float64{1}},
+			{Buyer: 0, Count: 1, Gang: 2, Value: []float64{1}},
+			{Buyer: 1, Count: 1, Gang: 1, Value: []float64{1}}}},
+		{Caps: []float64{4, 3}, Weights: []float64{2, 1}, Classes: []Class{ // everyone satiated: prices 0
+			{Buyer: 0, Count: 1, Gang: 1, Value: []float64{1, 1}},
+			{Buyer: 1, Count: 2, Gang: 1, Value: []float64{0, 1}}}},
+		{Caps: []float64{4, 4, 2}, Weights: []float64{1, 1, 1}, Classes: []Class{
+			{Buyer: 0, Count: 1, Gang: 2, Value: []float64{0.5, 0.5, 1}},
+			{Buyer: 1, Count: 1, Gang: 1, Value: []float64{1, 0.5, 0}},
+			{Buyer: 1, Count: 2, Gang: 2, Value: []float64{0.5, 1, 0.5}},
+			{Buyer: 2, Count: 2, Gang: 2, Value: []float64{0, 0.5, 1}}}},
+	}
+	for k, m := range markets {
+		sol, cert, err := Solver{}.CEEI(m)
+		if err != nil {
+			t.Errorf("market %d: %v", k, err)
+			continue
+		}
+		if err := cert.Verify(m, sol.X, 1e-9); err != nil {
+			t.Errorf("market %d: %v", k, err)
+		}
+	}
+}
