@@ -2,9 +2,7 @@ package microbench
 
 import (
 	"fmt"
-	"math/rand/v2"
 	"testing"
-	"time"
 
 	"fairbench/models"
 	"fairbench/solvers"
@@ -22,58 +20,18 @@ import (
 // Each reports the policy's own statistics where it has them (LP solves of
 // the cutting-plane loops, whether every market solve was exact).
 
-// divisionSnapshot is n Philly-like jobs (gangs 1, 2, 4, 8 with Gavel's
-// probabilities, job types of the built-in catalogue that run at the gang
-// somewhere), not yet started, on n/4 GPUs of each type in 4-GPU servers,
-// owned by 16 users, from a fixed seed.
+// divisionSnapshot is gavelSnapshot's n jobs on 1,536 GPUs (at n = 2,048)
+// owned round-robin by 16 users of weights 1, 2, 3, 4, 1, ….
 func divisionSnapshot(tb testing.TB, n int) *models.Snapshot {
 	tb.Helper()
-	cat := models.Catalogue()
-	kinds := []string{"V100", "P100", "K80"}
-	var servers []models.Server
-	for _, g := range kinds {
-		for k := 0; k < n/16; k++ {
-			servers = append(servers, models.Server{Type: g, GPUs: 4})
-		}
-	}
-	c, err := models.NewCluster(cat.GPUTypes, servers)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	types := map[string]models.JobType{}
-	for _, t := range cat.JobTypes {
-		types[t.Name] = t
-	}
-	byGang := map[int][]string{}
-	for _, gang := range []int{1, 2, 4, 8} {
-		for _, t := range cat.JobTypes {
-			j := models.Job{Type: t.Name, Gang: gang}
-			for _, g := range kinds {
-				if models.ThroughputOn(c, cat.Matrix, types, &j, g) > 0 {
-					byGang[gang] = append(byGang[gang], t.Name)
-					break
-				}
-			}
-		}
-	}
-	s := &models.Snapshot{Cluster: c, Matrix: cat.Matrix, JobTypes: types, RoundLength: 360 * time.Second, Trigger: models.AtRound}
+	s := gavelSnapshot(tb, n)
+	s.Trigger = models.AtRound
+	s.Users = nil
 	for u := 0; u < 16; u++ {
 		s.Users = append(s.Users, models.User{Name: fmt.Sprintf("u%02d", u), Weight: float64(1 + u%4)})
 	}
-	r := rand.New(rand.NewPCG(2048, 21))
-	for i := 0; i < n; i++ {
-		x, gang := r.Float64(), 8
-		switch {
-		case x < 0.7:
-			gang = 1
-		case x < 0.8:
-			gang = 2
-		case x < 0.95:
-			gang = 4
-		}
-		names := byGang[gang]
-		s.Jobs = append(s.Jobs, models.JobState{FirstRun: -1, Job: models.Job{ID: models.JobID(i), User: s.Users[i%16].Name,
-			Type: names[r.IntN(len(names))], Gang: gang, Steps: float64(1000 + r.IntN(1_000_000))}})
+	for i := range s.Jobs {
+		s.Jobs[i].User = s.Users[i%16].Name
 	}
 	return s
 }

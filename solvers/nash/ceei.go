@@ -525,48 +525,17 @@ func ceSolveAt(m *Market, st *ceState, z []float64, theta float64) (*ceState, []
 // share, μ, price or rent), or −1. μ_i may reach 0 only at θ = 1, where the
 // buyer is then satiated.
 func ceMostNegative(m *Market, st *ceState, z []float64, theta float64) int {
-	worst, at := -1e-11, -1
-	check := func(k int) {
-		if k >= 0 && z[k] < worst {
-			worst, at = z[k], k
-		}
-	}
-	for k := range st.edges {
-		check(k)
-	}
-	for _, k := range st.price {
-		check(k)
-	}
-	for _, k := range st.rent {
-		check(k)
-	}
 	if theta >= 1 {
-		for _, k := range st.mu {
-			check(k)
-		}
+		return mostNegative(z, -1e-11, len(st.edges), st.price, st.rent, st.mu)
 	}
-	return at
+	return mostNegative(z, -1e-11, len(st.edges), st.price, st.rent)
 }
 
 // remove fixes unknown k at 0 (dropping an edge's share, a price, a rent,
 // or a buyer's μ) and returns z without it.
 func (st *ceState) remove(k int, z []float64) []float64 {
-	out := append(append([]float64(nil), z[:k]...), z[k+1:]...)
-	if k < len(st.edges) {
-		st.edges = append(st.edges[:k:k], st.edges[k+1:]...)
-	}
-	for _, idx := range [][]int{st.mu, st.price, st.rent} {
-		for i, v := range idx {
-			switch {
-			case v == k:
-				idx[i] = -1
-			case v > k:
-				idx[i] = v - 1
-			}
-		}
-	}
 	st.n--
-	return out
+	return dropUnknown(k, z, &st.edges, st.mu, st.price, st.rent)
 }
 
 // ceViolated finds the most violated inequality outside the active set and

@@ -47,3 +47,48 @@ func newtonStep(j *mat.Dense, r []float64) ([]float64, bool) {
 	}
 	return out, true
 }
+
+// The active-set solvers (polish.go, ceei.go) keep their unknowns in one
+// vector z: the shares of the active pairs first (edges), then other
+// unknowns whose positions index slices hold (−1: fixed at 0).
+
+// mostNegative is the position of the most negative unknown below below,
+// among the first edges positions and those the index slices hold, or −1.
+func mostNegative(z []float64, below float64, edges int, idx ...[]int) int {
+	worst, at := below, -1
+	check := func(k int) {
+		if k >= 0 && z[k] < worst {
+			worst, at = z[k], k
+		}
+	}
+	for k := 0; k < edges; k++ {
+		check(k)
+	}
+	for _, s := range idx {
+		for _, k := range s {
+			check(k)
+		}
+	}
+	return at
+}
+
+// dropUnknown removes position k from z: an active pair when k is among
+// the edges (removed from them), else the unknown an index slice points at
+// (set to −1); every position above k moves down by one.
+func dropUnknown(k int, z []float64, edges *[][2]int, idx ...[]int) []float64 {
+	out := append(append([]float64(nil), z[:k]...), z[k+1:]...)
+	if k < len(*edges) {
+		*edges = append((*edges)[:k:k], (*edges)[k+1:]...)
+	}
+	for _, s := range idx {
+		for i, v := range s {
+			switch {
+			case v == k:
+				s[i] = -1
+			case v > k:
+				s[i] = v - 1
+			}
+		}
+	}
+	return out
+}

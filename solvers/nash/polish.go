@@ -107,45 +107,14 @@ func polishAt(m *Market, x [][]float64, u, p, lam []float64, tau, total float64)
 // mostNegative is the unknown (a time share, price or rent) with the most
 // negative value below rounding, or −1 when there is none.
 func (a *active) mostNegative(z []float64) int {
-	worst, at := -1e-10, -1
-	check := func(k int) {
-		if k >= 0 && z[k] < worst {
-			worst, at = z[k], k
-		}
-	}
-	for k := range a.edges {
-		check(k)
-	}
-	for _, k := range a.priced {
-		check(k)
-	}
-	for _, k := range a.rented {
-		check(k)
-	}
-	return at
+	return mostNegative(z, -1e-10, len(a.edges), a.priced, a.rented)
 }
 
 // remove drops unknown k from the active set (an edge's share, a price or
 // a rent, which then stays 0) and returns z without it.
 func (a *active) remove(k int, z []float64) []float64 {
-	out := append(append([]float64(nil), z[:k]...), z[k+1:]...)
-	if k < len(a.edges) {
-		a.edges = append(a.edges[:k:k], a.edges[k+1:]...)
-	}
-	shift := func(idx []int) {
-		for i, v := range idx {
-			switch {
-			case v == k:
-				idx[i] = -1
-			case v > k:
-				idx[i] = v - 1
-			}
-		}
-	}
-	shift(a.priced)
-	shift(a.rented)
 	a.n--
-	return out
+	return dropUnknown(k, z, &a.edges, a.priced, a.rented)
 }
 
 // guess builds the active set at threshold tau.
