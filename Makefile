@@ -6,9 +6,14 @@ BIN      := bin/fairbench
 OUT      ?= out/default
 # COIN-OR CLP/CBC for the LP/MIP backends (cgo), pkg-config to find them.
 APT_RUN  := pkg-config coinor-libclp-dev coinor-libcbc-dev
-# The tests also train real PyTorch models on the CPU (calibration) and open
-# the HTML report in a real browser.
-APT_TEST := $(APT_RUN) python3-torch python3-torchvision chromium
+# The tests also train real PyTorch models on the CPU (calibration), open
+# the HTML report in a real browser and read the figures' PDFs back
+# (pdftotext, poppler-utils).
+APT_TEST := $(APT_RUN) python3-torch python3-torchvision chromium poppler-utils
+
+# deploy's tests run a grid as a real job array on a single-node Slurm that
+# they start themselves (Debian's slurm-wlm and munge).
+APT_TEST += slurm-wlm munge
 
 .PHONY: all deps test-deps apt build run test bench vet clean
 
@@ -31,8 +36,16 @@ apt:
 		DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq --no-install-recommends $$missing; \
 	fi
 
+# The commit goes into the binary (fairbench version, every run record)
+# even where the Go toolchain records none (GOFLAGS=-buildvcs=false, a git
+# worktree).
+COMMIT   := $(shell git rev-parse HEAD 2>/dev/null)
+LDFLAGS  := -X fairbench/internal/version.commit=$(COMMIT) \
+            -X fairbench/internal/version.commitTime=$(shell git show -s --format=%cI HEAD 2>/dev/null) \
+            -X fairbench/internal/version.modified=$(shell test -z "$$(git status --porcelain --untracked-files=no 2>/dev/null)" && echo false || echo true)
+
 build: deps
-	$(GO) build -o $(BIN) ./cmd/fairbench
+	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/fairbench
 
 # run simulates the built-in default scenario with every policy and prints
 # the comparison table; results land in $(OUT).

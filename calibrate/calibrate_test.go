@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"fairbench/internal/torchtest"
 	"fairbench/models"
 )
 
@@ -198,6 +199,22 @@ func TestParseSpecErrorsNameTheField(t *testing.T) {
 		{"devices: [{device: cpu, gpu_type: T4}]\nmodels: [{model: resnet18, batch_sizes: [8], args: {image_size: 64}}]\n", "models[0].job_type: required when args change the model"},
 		{"devices: [{device: cpu, gpu_type: T4}]\nmodels: [{model: resnet18, batch_sizes: [8], args: {imagesize: 64}, job_type: x}]\n", "models[0].args.imagesize: unknown workload argument"},
 		{"devices: [{device: cpu, gpu_type: T4}]\nmodels: [{model: gpt5, batch_sizes: [8]}]\n", `models[0].model: unknown model "gpt5"`},
+		// Hostile input: sizes, NaN, undeclared and badly declared types, a second document.
+		{base + "steps: 100000000\n", "steps: must be 2..10000000"},
+		{base + "max_seconds: .nan\n", "max_seconds: must be a positive number"},
+		{base + "timeout_seconds: 1e300\n", "timeout_seconds: must be a positive number up to 604800"},
+		{"devices: [{device: cpu, gpu_type: T4}]\nmodels: [{model: resnet18, batch_sizes: [2000000]}]\n", "models[0].batch_sizes: [0]: must be 1..1048576"},
+		{"devices: [{device: cpu, gpu_type: T4}]\nmodels: [{model: resnet18, job_type: x, batch_sizes: [8], args: {image_size: 100000}}]\n", "models[0].args.image_size: must be an integer in 1..8192"},
+		{"devices: [{device: cpu, gpu_type: B200}]\nmodels: [{model: resnet18, batch_sizes: [8]}]\n", `devices[0].gpu_type: unknown GPU type "B200"`},
+		{"gpu_types: [{name: v100, memory_gb: 32, source: s}]\n" + base, `gpu_types[0].name: "v100" is the catalogue's V100`},
+		{"gpu_types: [{name: B200, memory_gb: 180}]\n" + base, "gpu_types[0].source: required"},
+		{"gpu_types: [{name: B200, memory_gb: .inf, source: s}]\n" + base, "gpu_types[0].memory_gb: must be a positive number"},
+		{"gpu_types: [{name: B200, memory_gb: 180, source: s, peak_tflops: {fp8: 9000}}]\n" + base, "gpu_types[0].peak_tflops.fp8: unknown precision"},
+		{"gpu_types: [{name: B200, memory_gb: 180, source: s}, {name: b200, memory_gb: 180, source: s}]\n" + base, `gpu_types[1].name: "b200" is declared twice`},
+		{"gpu_types: [{name: \"B 200\", memory_gb: 180, source: s}]\n" + base, "gpu_types[0].name: want 1-64 letters"},
+		{"devices: [{device: cpu, gpu_type: T4}]\nmodels: [{model: resnet18, job_type: \"a'b\\\"c\", batch_sizes: [8]}]\n", "models[0].job_type:"},
+		{base + "---\nname: second\n", "more than one YAML document"},
+		{base + "devices: []\n", "already defined"},
 	}
 	for _, c := range cases {
 		_, err := ParseSpec([]byte(c.text), "p.yaml")
@@ -205,7 +222,17 @@ func TestParseSpecErrorsNameTheField(t *testing.T) {
 			t.Errorf("%q: got %v, want an error naming p.yaml and %q", c.text, err, c.want)
 		}
 	}
-	s, err := ParseSpec([]byte("devices: [{device: cuda, gpus: [2, 3]}, {device: 'cuda:1', gpu_type: h100}]\n"+
+	// The line of the field: models[0].batch_sizes is on line 3.
+	_, err := ParseSpec([]byte("name: x\ndevices: [{device: cpu, gpu_type: T4}]\nmodels: [{model: resnet18, batch_sizes: [0]}]\n"), "p.yaml")
+	if err == nil || !strings.Contains(err.Error(), "p.yaml:3: models[0].batch_sizes") {
+		t.Errorf("line: %v", err)
+	}
+	// A declared type can be named, up to case.
+	s, err := ParseSpec([]byte("gpu_types: [{name: B200, memory_gb: 180, source: s}]\ndevices: [{device: cpu, gpu_type: b200}]\nmodels: [{model: lstm, batch_sizes: [2]}]\n"), "p.yaml")
+	if err != nil || s.Devices[0].GPUType != "B200" || s.GPUTypes[0].Rank != 10 {
+		t.Errorf("declared type: %v %+v", err, s)
+	}
+	s, err = ParseSpec([]byte("devices: [{device: cuda, gpus: [2, 3]}, {device: 'cuda:1', gpu_type: h100}]\n"+
 		"models: [{model: resnet50, batch_sizes: [32, 64], gang_sizes: [1]}, {model: transformer, amp: true, batch_sizes: [16]}]\n"), "dir/p.yaml")
 	if err != nil {
 		t.Fatal(err)
@@ -217,13 +244,21 @@ func TestParseSpecErrorsNameTheField(t *testing.T) {
 	}
 }
 
-func TestDeviceCheckProfileIsValid(t *testing.T) {
+func TestDeviceCheckProfilesAreValid(t *testing.T) {
 	s, err := ReadSpec("profiles/h200-smoke.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := len(s.Entries()); n != 6 || !s.NeedsNVML() {
+	if n := len(s.Entries()); n != 7 || !s.NeedsNVML() {
 		t.Errorf("%d entries", n)
+	}
+	c, err := ReadSpec("profiles/h200-colocate.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Three workloads alone, three pairs in two modes, gang 1 on one GPU.
+	if n, p := len(c.AllEntries()), len(c.PairEntries()); n != 3 || p != 6 {
+		t.Errorf("%d alone entries, %d pairs", n, p)
 	}
 }
 
@@ -254,20 +289,6 @@ func TestCatalogueGPUType(t *testing.T) {
 			}
 		} else if got != c.want || err != nil {
 			t.Errorf("%s: got %q, %v; want %s", c.name, got, err, c.want)
-		}
-	}
-}
-
-func TestDecodeRecordRefusesBadEntries(t *testing.T) {
-	for _, c := range []struct{ text, want string }{
-		{`{"format": "other/1"}`, "format"},
-		{`{"format": "fairbench-calibration/1", "entries": [{"status": "ok", "job_type": "x", "gang": 1, "gpu_type": "H200"}]}`, "positive matrix_steps_per_second"},
-		{`{"format": "fairbench-calibration/1", "entries": [{"status": "maybe"}]}`, `unknown status "maybe"`},
-		{`{"format": "fairbench-calibration/1", "entries": [{"status": "does_not_fit", "job_type": "x", "gang": 1, "gpu_type": "B200"}]}`, `unknown GPU type "B200"`},
-		{`{"format": "fairbench-calibration/1", "surprise": 1}`, "surprise"},
-	} {
-		if _, err := DecodeRecord([]byte(c.text), "r.json"); err == nil || !strings.Contains(err.Error(), c.want) {
-			t.Errorf("%s: %v, want %q", c.text, err, c.want)
 		}
 	}
 }
@@ -375,5 +396,11 @@ func TestBuiltinDataCitesEverything(t *testing.T) {
 		if m.Source == "" {
 			t.Errorf("%s has no source", name)
 		}
+	}
+}
+
+func TestTorchTestUsesTheDefaultPython(t *testing.T) {
+	if torchtest.Python != DefaultPython {
+		t.Errorf("torchtest checks %s, calibration runs %s", torchtest.Python, DefaultPython)
 	}
 }

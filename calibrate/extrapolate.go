@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"sort"
 	"strconv"
+	"strings"
 
 	"gonum.org/v1/gonum/stat"
 
@@ -70,11 +71,13 @@ type ModelCost struct {
 type ExtrapolationData struct {
 	GPUs   map[string]Datasheet
 	Models map[string]ModelCost
+
+	ranks map[string]int // of declared types
 }
 
 // BuiltinData reads calibrate/data/gpus.json and workloads.json.
 func BuiltinData() (*ExtrapolationData, error) {
-	d := &ExtrapolationData{GPUs: map[string]Datasheet{}, Models: map[string]ModelCost{}}
+	d := &ExtrapolationData{GPUs: map[string]Datasheet{}, Models: map[string]ModelCost{}, ranks: map[string]int{}}
 	var g struct {
 		GPUs []Datasheet `json:"gpus"`
 	}
@@ -106,6 +109,46 @@ func BuiltinData() (*ExtrapolationData, error) {
 		d.Models[m.Model] = m
 	}
 	return d, nil
+}
+
+// Declare adds the datasheets of declared GPU types that have one (fp32 and
+// fp16 peaks and a bandwidth); it refuses a declaration of a type the data
+// already has with other figures.
+func (d *ExtrapolationData) Declare(decls []GPUDecl) error {
+	for _, g := range decls {
+		ds, ok := g.Datasheet()
+		if !ok {
+			continue
+		}
+		if have, dup := d.GPUs[g.Name]; dup {
+			if have.MemoryGB != ds.MemoryGB || have.MemoryBandwidthGBs != ds.MemoryBandwidthGBs {
+				return fmt.Errorf("calibrate: GPU type %s is declared twice with different datasheets", g.Name)
+			}
+			continue
+		}
+		d.GPUs[g.Name] = ds
+		d.ranks[g.Name] = g.Rank
+	}
+	return nil
+}
+
+// Datasheet finds a GPU type's datasheet, its name matched up to case.
+func (d *ExtrapolationData) Datasheet(name string) (Datasheet, bool) {
+	for n, ds := range d.GPUs {
+		if strings.EqualFold(n, name) {
+			return ds, true
+		}
+	}
+	return Datasheet{}, false
+}
+
+// rank orders a GPU type by generation: the catalogue's, or the
+// declaration's.
+func (d *ExtrapolationData) rank(name string) int {
+	if g, ok := catalogueTypeName(name); ok {
+		return g.Rank
+	}
+	return d.ranks[name]
 }
 
 // jobModels recognises the job types whose model has a counted cost: Gavel's
@@ -365,7 +408,7 @@ func (x *Extrapolator) twoTerm(ts, cs, ms []float64) (alpha, beta float64, ok bo
 // (and reporting them as Measured).
 func (x *Extrapolator) Estimates(target string) ([]Estimate, error) {
 	if _, ok := x.data.GPUs[target]; !ok {
-		return nil, fmt.Errorf("calibrate: no datasheet for GPU type %q (data/gpus.json has %s)", target, x.datasheetTypes())
+		return nil, fmt.Errorf("calibrate: no datasheet for GPU type %q (have %s; give one with --datasheet)", target, x.datasheetTypes())
 	}
 	var train []obs
 	own := map[[2]any]float64{}
@@ -452,8 +495,7 @@ func (x *Extrapolator) LeaveOneTypeOut() LOOReport {
 	for t := range byType {
 		types = append(types, t)
 	}
-	rank := func(t string) int { g, _ := catalogueTypeName(t); return g.Rank }
-	sort.Slice(types, func(i, j int) bool { return rank(types[i]) < rank(types[j]) })
+	sort.Slice(types, func(i, j int) bool { return x.data.rank(types[i]) < x.data.rank(types[j]) })
 	var all []float64
 	for _, t := range types {
 		var train []obs

@@ -22,7 +22,12 @@ const gavelUnconsolidated = "_unconsolidated"
 // Keys are sorted, so the same matrix always gives the same bytes. The
 // result is read back with models.ReadGavelThroughputs before it is
 // returned, so a file EncodeGavel writes is one scenarios accept.
-func EncodeGavel(m *models.Matrix) ([]byte, error) {
+func EncodeGavel(m *models.Matrix) ([]byte, error) { return EncodeGavelFor(m, nil) }
+
+// EncodeGavelFor is EncodeGavel for a matrix that may name the declared
+// GPU types (a scenario reads the file with them declared).
+func EncodeGavelFor(m *models.Matrix, declared []GPUDecl) ([]byte, error) {
+	ts := typeSet{declared: declared}
 	if m.Len() == 0 {
 		return nil, fmt.Errorf("calibrate: no throughput figures to write")
 	}
@@ -78,7 +83,7 @@ func EncodeGavel(m *models.Matrix) ([]byte, error) {
 	if err := enc.Encode(doc); err != nil {
 		return nil, fmt.Errorf("calibrate: encode throughputs: %w", err)
 	}
-	if _, err := models.ReadGavelThroughputs(bytes.NewReader(buf.Bytes()), "(written)"); err != nil {
+	if _, err := models.ReadGavelThroughputsFor(bytes.NewReader(buf.Bytes()), "(written)", ts.modelTypes()); err != nil {
 		return nil, fmt.Errorf("calibrate: the throughput file written does not read back: %w", err)
 	}
 	return buf.Bytes(), nil

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"os"
 	"sort"
 
 	"fairbench/models"
@@ -29,10 +28,34 @@ type Record struct {
 	System           *System `json:"system,omitempty"` // NVML's view, when a GPU was used
 	CPU              string  `json:"cpu,omitempty"`    // the host CPU, when the CPU was used
 	// Complete is false while the run goes on and after an interruption.
-	Complete    bool    `json:"complete"`
-	Interrupted bool    `json:"interrupted,omitempty"`
-	Profile     *Spec   `json:"profile"`
-	Entries     []Entry `json:"entries"`
+	Complete    bool `json:"complete"`
+	Interrupted bool `json:"interrupted,omitempty"`
+	// GPUTypes are the GPU types the catalogue lacks that entries name:
+	// the profile's gpu_types (all sources' for a merged record).
+	GPUTypes []GPUDecl `json:"gpu_types,omitempty"`
+	// Profile is the run's profile; nil in a merged record, whose Sources
+	// hold each input's.
+	Profile *Spec `json:"profile,omitempty"`
+	// Sources are the records a merged record was made of (calibrate
+	// merge); every entry and pair names its source.
+	Sources []RecordSource `json:"sources,omitempty"`
+	Entries []Entry        `json:"entries"`
+	// Pairs are the co-location measurements (calibrate colocate).
+	Pairs []PairEntry `json:"pairs,omitempty"`
+}
+
+// RecordSource is one input of a merged record, with its provenance.
+type RecordSource struct {
+	Name             string  `json:"name"` // unique within the merged record
+	File             string  `json:"file"`
+	SHA256           string  `json:"sha256"`
+	FairbenchVersion string  `json:"fairbench_version"`
+	Host             string  `json:"host"`
+	Started          string  `json:"started"`
+	Complete         bool    `json:"complete"`
+	System           *System `json:"system,omitempty"`
+	CPU              string  `json:"cpu,omitempty"`
+	Profile          *Spec   `json:"profile"`
 }
 
 // GPURef names one GPU an entry ran on.
@@ -89,62 +112,106 @@ type Entry struct {
 	SamplesPerSecond     float64   `json:"samples_per_second,omitempty"`
 	SamplesPerSecondCI   *Interval `json:"samples_per_second_ci95,omitempty"`
 	// PeakTorchMemBytes is the most memory PyTorch allocated on worker 0's
-	// GPU; PeakRSSBytes worker 0's peak resident memory on the CPU.
-	PeakTorchMemBytes uint64     `json:"peak_torch_mem_bytes,omitempty"`
-	PeakRSSBytes      uint64     `json:"peak_rss_bytes,omitempty"`
-	Telemetry         *Telemetry `json:"telemetry,omitempty"`
-	Workload          Workload   `json:"workload"`
+	// GPU and PeakTorchReservedBytes the most its caching allocator held;
+	// PeakRSSBytes is worker 0's peak resident memory on the CPU.
+	PeakTorchMemBytes      uint64 `json:"peak_torch_mem_bytes,omitempty"`
+	PeakTorchReservedBytes uint64 `json:"peak_torch_reserved_bytes,omitempty"`
+	PeakRSSBytes           uint64 `json:"peak_rss_bytes,omitempty"`
+	// MemoryBytes is the entry's memory figure — what one worker needs on
+	// its device — and MemoryFrom says what it is (MemoryFrom*): on a GPU,
+	// NVML's peak use of worker 0's GPU over the entry less its use before
+	// the workload started; on the CPU, worker 0's peak resident set (a
+	// CPU figure, never a GPU one).
+	MemoryBytes uint64     `json:"memory_bytes,omitempty"`
+	MemoryFrom  string     `json:"memory_from,omitempty"`
+	Telemetry   *Telemetry `json:"telemetry,omitempty"`
+	Workload    Workload   `json:"workload"`
+	// DeviceIndex is the entry's device in the profile's devices.
+	DeviceIndex int `json:"device_index"`
+	// Source names the merged record's source the entry came from.
+	Source string `json:"source,omitempty"`
 }
+
+// What Entry.MemoryBytes measured.
+const (
+	// MemoryFromNVML: NVML's peak used memory of worker 0's GPU during the
+	// entry, less what was used before the workload started: everything
+	// the process held (CUDA context, PyTorch's cache, workspaces).
+	MemoryFromNVML = "nvml"
+	// MemoryFromTorchReserved: PyTorch's peak reserved memory on worker 0's
+	// GPU (when NVML gave no reading); it lacks the CUDA context.
+	MemoryFromTorchReserved = "torch_reserved"
+	// MemoryFromCPURSS: worker 0's peak resident set size on the CPU, the
+	// OS's ru_maxrss (Python, PyTorch's libraries and the tensors): CPU
+	// memory, which stands in for device memory only in CPU test runs.
+	MemoryFromCPURSS = "cpu_max_rss"
+)
 
 // Key is the matrix key the entry's figure goes to (one host: consolidated).
 func (e Entry) Key() models.Key {
 	return models.Key{Job: e.JobType, GPU: e.GPUType, Gang: e.Gang, Placement: models.Consolidated}
 }
 
-// Matrix is the throughput matrix of the record's finished entries: an ok
-// entry gives its MatrixStepsPerSecond (the mean when several entries measured the same
-// key, e.g. two GPUs of one type), an out-of-memory entry a 0 ("does not
-// fit": models.Matrix reads a stored 0 as "cannot run there") unless
-// another entry of the key ran. Failed entries give nothing. The citation
-// names the record.
-func (r *Record) Matrix(source string) *models.Matrix {
-	type acc struct {
-		sum    float64
-		n      int
-		noRoom bool
-	}
-	byKey := map[models.Key]*acc{}
-	var keys []models.Key
-	for _, e := range r.Entries {
-		if e.Status != StatusOK && e.Status != StatusDoesNotFit {
-			continue
-		}
-		k := e.Key()
-		a := byKey[k]
-		if a == nil {
-			a = &acc{}
-			byKey[k] = a
-			keys = append(keys, k)
-		}
-		if e.Status == StatusOK {
-			a.sum += e.MatrixStepsPerSecond
-			a.n++
-		} else {
-			a.noRoom = true
-		}
-	}
-	m := models.NewMatrix()
-	for _, k := range keys {
-		a := byKey[k]
-		v := 0.0
-		if a.n > 0 {
-			v = a.sum / float64(a.n)
-		}
-		if err := m.Set(k, v, source); err != nil {
-			panic("calibrate: " + err.Error()) // steps/s are finite and ≥ 0 by construction
-		}
-	}
-	return m
+// Status of a pair.
+const (
+	// PairOK: both ran side by side and were measured.
+	PairOK = "ok"
+	// PairCannotShare: the two do not fit in the GPUs' memory together
+	// (predicted from their alone peaks, or out of memory when paired):
+	// a [0, 0] pair, which forbids co-locating them.
+	PairCannotShare = "cannot_share"
+	// PairFailed: a crash, hang or timeout; not in the matrix.
+	PairFailed = "failed"
+)
+
+// PairEntry is the result of one co-location measurement: workloads A and
+// B run at the same time on the same GPUs, each measured alone (in the
+// record's entries) and paired.
+type PairEntry struct {
+	Mode       string   `json:"mode"` // ModeTimeSlice or ModeMPS
+	Gang       int      `json:"gang"`
+	Device     string   `json:"device"` // cpu or cuda
+	GPUType    string   `json:"gpu_type"`
+	GPUs       []GPURef `json:"gpus,omitempty"`
+	DeviceName string   `json:"device_name"`
+	// DeviceIndex is the pair's device in the profile's devices.
+	DeviceIndex int      `json:"device_index"`
+	Status      string   `json:"status"`           // PairOK, PairCannotShare or PairFailed
+	Reason      string   `json:"reason,omitempty"` // why it cannot share or failed
+	A           PairSide `json:"a"`
+	B           PairSide `json:"b"`
+	Started     string   `json:"started"`
+	Finished    string   `json:"finished"`
+	WallSecond  float64  `json:"wall_seconds"`
+	// Source names the merged record's source the pair came from.
+	Source string `json:"source,omitempty"`
+}
+
+// PairSide is one workload of a pair.
+type PairSide struct {
+	JobType   string         `json:"job_type"`
+	Model     string         `json:"model"`
+	BatchSize int            `json:"batch_size"`
+	AMP       bool           `json:"amp"`
+	Args      map[string]int `json:"args,omitempty"`
+	// AloneStepsPerSecond is its gang's iterations per second alone (the
+	// record's entry of the same workload); PairedStepsPerSecond beside
+	// the other. Both count iterations of the whole gang, as
+	// Entry.StepsPerSecond does.
+	AloneStepsPerSecond  float64   `json:"alone_steps_per_second,omitempty"`
+	AloneCI              *Interval `json:"alone_steps_per_second_ci95,omitempty"`
+	PairedStepsPerSecond float64   `json:"paired_steps_per_second,omitempty"`
+	PairedCI             *Interval `json:"paired_steps_per_second_ci95,omitempty"`
+	// Slowdown is ξ = alone / paired steps per second, the factor
+	// SJF-BSBF and the simulator divide a job's speed by when it shares.
+	Slowdown    float64    `json:"slowdown,omitempty"`
+	StepTime    *StepStats `json:"step_time,omitempty"` // paired
+	MemoryBytes uint64     `json:"memory_bytes,omitempty"`
+	StepsRun    int        `json:"steps_run"`
+	ExitCode    *int       `json:"exit_code,omitempty"`
+	Error       string     `json:"error,omitempty"`
+	StderrTail  string     `json:"stderr_tail,omitempty"`
+	Workload    Workload   `json:"workload"`
 }
 
 // encodeRecord is the record as indented JSON.
@@ -157,49 +224,6 @@ func encodeRecord(r *Record) ([]byte, error) {
 		return nil, fmt.Errorf("calibrate: encode record: %w", err)
 	}
 	return buf.Bytes(), nil
-}
-
-// ReadRecord reads a calibration record file.
-func ReadRecord(path string) (*Record, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, fmt.Errorf("calibrate: %w", err)
-	}
-	return DecodeRecord(data, path)
-}
-
-// DecodeRecord parses a calibration record; name is for errors.
-func DecodeRecord(data []byte, name string) (*Record, error) {
-	var r Record
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&r); err != nil {
-		return nil, fmt.Errorf("calibrate: record %s: %w", name, err)
-	}
-	if r.Format != RecordFormat {
-		return nil, fmt.Errorf("calibrate: record %s: format %q, want %q", name, r.Format, RecordFormat)
-	}
-	for i, e := range r.Entries {
-		where := fmt.Sprintf("calibrate: record %s: entries[%d] (%s on %s)", name, i, e.JobType, e.GPUType)
-		switch e.Status {
-		case StatusOK:
-			if !(e.MatrixStepsPerSecond > 0) || math.IsInf(e.MatrixStepsPerSecond, 0) {
-				return nil, fmt.Errorf("%s: status ok needs a positive matrix_steps_per_second, got %v", where, e.MatrixStepsPerSecond)
-			}
-		case StatusDoesNotFit, StatusFailed:
-		default:
-			return nil, fmt.Errorf("%s: unknown status %q", where, e.Status)
-		}
-		if e.Status != StatusFailed {
-			if e.JobType == "" || e.Gang < 1 {
-				return nil, fmt.Errorf("%s: needs job_type and gang ≥ 1", where)
-			}
-			if _, ok := catalogueTypeName(e.GPUType); !ok {
-				return nil, fmt.Errorf("%s: unknown GPU type %q (known: %s)", where, e.GPUType, catalogueTypeNames())
-			}
-		}
-	}
-	return &r, nil
 }
 
 // interval makes a JSON-safe interval.

@@ -56,12 +56,18 @@ func (p *fakeProbe) Close() error { return nil }
 // fakeSpec is a profile that runs the fake workload.
 func fakeSpec(t *testing.T, extra string) *Spec {
 	t.Helper()
+	return fakeSpecOn(t, "[{device: cpu, gpu_type: T4}]", extra)
+}
+
+// fakeSpecOn is fakeSpec on the devices given (YAML).
+func fakeSpecOn(t *testing.T, devices, extra string) *Spec {
+	t.Helper()
 	wd, _ := os.Getwd()
 	text := `
 name: fake
 python: /bin/sh
 workload: ` + filepath.Join(wd, "testdata", "fake_workload.sh") + `
-devices: [{device: cpu, gpu_type: T4}]
+devices: ` + devices + `
 models: [{model: resnet18, batch_sizes: [4]}]
 warmup_steps: 2
 window: 5
@@ -177,14 +183,30 @@ func TestFakeWorkloadFailuresAreReported(t *testing.T) {
 }
 
 func TestHangKillsTheProcessGroup(t *testing.T) {
+	pidfile := filepath.Join(t.TempDir(), "pid")
+	t.Setenv("FAKE_PIDFILE", pidfile)
 	rec, _, _ := runFake(t, "hang", fakeSpec(t, ""), nil)
 	e := rec.Entries[0]
 	if e.ExitCode == nil || *e.ExitCode == 0 {
 		t.Errorf("exit code %v", e.ExitCode)
 	}
-	// The shell's sleep child was in the group; it must be gone too.
-	if out, _ := runCmd("pgrep", "-f", "sleep 30"); strings.TrimSpace(out) != "" {
-		t.Errorf("a sleep of the hung workload survived: %s", out)
+	// The shell's sleep child was in its process group (the shell's PID);
+	// nothing of the group may survive.
+	pid, err := os.ReadFile(pidfile)
+	if err != nil || strings.TrimSpace(string(pid)) == "" {
+		t.Fatalf("the fake workload wrote no PID: %v", err)
+	}
+	// (A killed child whose parent died first stays a zombie where PID 1
+	// does not reap: dead, so not counted.)
+	out, err := runCmd("ps", "-eo", "pid=,pgid=,stat=,args=")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range strings.Split(out, "\n") {
+		f := strings.Fields(l)
+		if len(f) >= 3 && f[1] == strings.TrimSpace(string(pid)) && !strings.HasPrefix(f[2], "Z") {
+			t.Errorf("a process of the hung workload's group survived: %s", l)
+		}
 	}
 }
 

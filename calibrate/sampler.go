@@ -123,20 +123,11 @@ type Telemetry struct {
 // samplesDone training samples were processed.
 func Summarize(all []Sample, gpus []int, hz float64, from, to int64, samplesDone float64) Telemetry {
 	t := Telemetry{GPUs: gpus, Samples: len(all), Hz: hz}
-	type acc struct {
-		n                      int
-		power, util, mem, clk  float64
-		first, last            *Sample
-		energyOK               bool
-		powerOK, utilOK, clkOK bool
-	}
-	per := map[int]*acc{}
+	per := map[int]*gpuAcc{}
 	for _, g := range gpus {
-		per[g] = &acc{energyOK: true}
+		per[g] = &gpuAcc{energyOK: true}
 	}
 	var mask uint64
-	const load = ThrottleSwPowerCap | ThrottleHwSlowdown | ThrottleSyncBoost | ThrottleSwThermalSlowdown |
-		ThrottleHwThermalSlowdown | ThrottleHwPowerBrakeSlowdown
 	for i := range all {
 		s := &all[i]
 		a := per[s.Index]
@@ -149,47 +140,73 @@ func Summarize(all []Sample, gpus []int, hz float64, from, to int64, samplesDone
 		if s.AtNanos < from || s.AtNanos > to {
 			continue
 		}
-		a.n++
-		if a.first == nil {
-			a.first = s
-		}
-		a.last = s
-		if s.Supported&FieldEnergy == 0 {
-			a.energyOK = false
-		}
-		if s.Supported&FieldPower != 0 {
-			a.power += s.PowerW
-			a.powerOK = true
-		}
-		if s.Supported&FieldUtil != 0 {
-			a.util += float64(s.UtilGPU)
-			a.mem += float64(s.UtilMem)
-			a.utilOK = true
-		}
-		if s.Supported&FieldSMClock != 0 {
-			a.clk += float64(s.SMClockMHz)
-			a.clkOK = true
-			if t.MinSMClockMHz == 0 || s.SMClockMHz < t.MinSMClockMHz {
-				t.MinSMClockMHz = s.SMClockMHz
-			}
-		}
-		if s.Supported&FieldTemp != 0 && s.TempC > t.MaxTempC {
-			t.MaxTempC = s.TempC
-		}
-		if s.Supported&FieldThrottle != 0 && s.Throttle&load != 0 {
-			mask |= s.Throttle
-			t.ThrottledSamples++
-		}
+		mask |= a.add(s, &t)
 	}
 	t.Throttle = ThrottleReasons(mask)
-	dur := float64(to-from) / 1e9
+	t.reduce(per, gpus, float64(to-from)/1e9, samplesDone)
+	return t
+}
+
+// gpuAcc accumulates one GPU's readings over the measured interval.
+type gpuAcc struct {
+	n                      int
+	power, util, mem, clk  float64
+	first, last            *Sample
+	energyOK               bool
+	powerOK, utilOK, clkOK bool
+}
+
+// loadThrottle are the throttle reasons that lower clocks under load.
+const loadThrottle = ThrottleSwPowerCap | ThrottleHwSlowdown | ThrottleSyncBoost | ThrottleSwThermalSlowdown |
+	ThrottleHwThermalSlowdown | ThrottleHwPowerBrakeSlowdown
+
+// add takes one reading in the interval, updating the extremes in t, and
+// returns its throttle reasons under load.
+func (a *gpuAcc) add(s *Sample, t *Telemetry) uint64 {
+	a.n++
+	if a.first == nil {
+		a.first = s
+	}
+	a.last = s
+	if s.Supported&FieldEnergy == 0 {
+		a.energyOK = false
+	}
+	if s.Supported&FieldPower != 0 {
+		a.power += s.PowerW
+		a.powerOK = true
+	}
+	if s.Supported&FieldUtil != 0 {
+		a.util += float64(s.UtilGPU)
+		a.mem += float64(s.UtilMem)
+		a.utilOK = true
+	}
+	if s.Supported&FieldSMClock != 0 {
+		a.clk += float64(s.SMClockMHz)
+		a.clkOK = true
+		if t.MinSMClockMHz == 0 || s.SMClockMHz < t.MinSMClockMHz {
+			t.MinSMClockMHz = s.SMClockMHz
+		}
+	}
+	if s.Supported&FieldTemp != 0 && s.TempC > t.MaxTempC {
+		t.MaxTempC = s.TempC
+	}
+	if s.Supported&FieldThrottle != 0 && s.Throttle&loadThrottle != 0 {
+		t.ThrottledSamples++
+		return s.Throttle
+	}
+	return 0
+}
+
+// reduce turns the per-GPU sums into the averages and the energy over an
+// interval of dur seconds in which samplesDone samples were processed.
+func (t *Telemetry) reduce(per map[int]*gpuAcc, gpus []int, dur, samplesDone float64) {
 	counter, power := true, true
 	var energy, meanPower, util, memUtil, clk float64
 	var nUtil, nClk int
 	for _, g := range gpus {
 		a := per[g]
 		if a.n == 0 {
-			return t // no reading of this GPU in the interval: no averages
+			return // no reading of this GPU in the interval: no averages
 		}
 		if a.powerOK {
 			meanPower += a.power / float64(a.n)
@@ -233,7 +250,6 @@ func Summarize(all []Sample, gpus []int, hz float64, from, to int64, samplesDone
 	if t.EnergyFrom != "" && samplesDone > 0 {
 		t.EnergyPerSampleJ = t.EnergyJ / samplesDone
 	}
-	return t
 }
 
 // SamplingCost is what sampling cost this process, measured.

@@ -4,28 +4,12 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"testing"
 
+	"fairbench/internal/torchtest"
 	"fairbench/models"
 )
-
-// requireTorch skips the test when DefaultPython cannot import torch and
-// torchvision, unless FAIRBENCH_REQUIRE_TORCH=1 (CI, which installs
-// python3-torch and python3-torchvision) makes that a failure.
-func requireTorch(t *testing.T) {
-	t.Helper()
-	out, err := exec.Command(DefaultPython, "-c", "import torch, torchvision").CombinedOutput()
-	if err == nil {
-		return
-	}
-	msg := "PyTorch is not importable by " + DefaultPython + " (install python3-torch python3-torchvision): " + string(out)
-	if os.Getenv("FAIRBENCH_REQUIRE_TORCH") == "1" {
-		t.Fatal(msg)
-	}
-	t.Skip(msg)
-}
 
 // TestCalibrateOnCPU runs the whole pipeline for real: torch_train.py
 // trains ResNet-18 (CIFAR shape, batch 2) and a small LSTM language model
@@ -33,7 +17,7 @@ func requireTorch(t *testing.T) {
 // profile is merged into a matrix file. The figures are filed under T4
 // only because a matrix needs a catalogue GPU type; they are CPU figures.
 func TestCalibrateOnCPU(t *testing.T) {
-	requireTorch(t)
+	torchtest.Require(t)
 	dir := t.TempDir()
 	profile := filepath.Join(dir, "cpu.yaml")
 	text := `
@@ -105,14 +89,17 @@ start_timeout_seconds: 120
 	if err := os.WriteFile(target, data, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	rep, err := MergeFiles(target, []string{r.RecordPath()}, "")
+	rep, err := Merge(target, []string{r.RecordPath()}, MergeOptions{})
 	if err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteAll(rep.Files); err != nil {
 		t.Fatal(err)
 	}
 	if rep.Added != 3 || rep.Total != 4 {
 		t.Errorf("merge report %+v", rep)
 	}
-	m, err := LoadMatrix(target)
+	m, err := LoadMatrix(target, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

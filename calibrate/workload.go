@@ -40,6 +40,7 @@ type wire struct {
 	Samples  float64  `json:"samples"`
 	Loss     *float64 `json:"loss"`
 	MemBytes uint64   `json:"mem_bytes"`
+	Reserved uint64   `json:"reserved_bytes"`
 	RSSBytes uint64   `json:"rss_bytes"`
 	Rank     int      `json:"rank"`
 	Message  string   `json:"message"`
@@ -79,7 +80,9 @@ type outcome struct {
 	samplesPerStep float64
 	measuredSamp   float64
 	peakMem        uint64
+	peakReserved   uint64
 	peakRSS        uint64
+	endedEarly     bool // paired: it ended before its partner was measured
 	oom            string
 	interrupted    bool
 }
@@ -119,12 +122,22 @@ type line struct {
 	err  error // a read error ends the stream
 }
 
+// pairing is how runWorkload runs one workload of a co-located pair: once
+// its measurement is complete it calls measured (from its own goroutine)
+// and keeps the workload running — its steps no longer measured — until
+// release is closed, so that it interferes with its partner until the
+// partner is measured too.
+type pairing struct {
+	measured func()
+	release  <-chan struct{}
+}
+
 // runWorkload starts argv, reads its protocol lines, feeds the steady-state
-// tracker and stops the workload as soon as the measurement is complete.
-// It never returns an error: every failure is an outcome with its reason
-// and the workload's stderr tail. The process group is always killed
-// before it returns.
-func runWorkload(ctx context.Context, argv, env []string, spec *Spec, started time.Time, progress func(stepEvent)) outcome {
+// tracker and stops the workload as soon as the measurement is complete
+// (with pair set: once pair.release is closed after it). It never returns
+// an error: every failure is an outcome with its reason and the workload's
+// stderr tail. The process group is always killed before it returns.
+func runWorkload(ctx context.Context, argv, env []string, spec *Spec, started time.Time, progress func(stepEvent), pair *pairing) outcome {
 	out := outcome{workload: Workload{Argv: argv, Env: env}}
 	stderr := &tailBuffer{max: stderrTailBytes}
 	cmd := exec.Command(argv[0], argv[1:]...)
@@ -153,39 +166,38 @@ func runWorkload(ctx context.Context, argv, env []string, spec *Spec, started ti
 	quit := make(chan struct{})
 	go readLines(pr, lines, quit)
 
-	tr := NewSteady(spec)
-	recv := []time.Time{started} // recv[k]: when step k's line arrived; recv[0]: the start line
+	w := &watch{spec: spec, out: &out, tr: NewSteady(spec), recv: []time.Time{started}, started: started, progress: progress}
 	hard := time.NewTimer(seconds(spec.TimeoutSeconds))
 	defer hard.Stop()
-	idle := time.NewTimer(seconds(spec.StartTimeoutSeconds))
-	defer idle.Stop()
-	lineNo := 0
-	done := false
+	w.idle = time.NewTimer(seconds(spec.StartTimeoutSeconds))
+	defer w.idle.Stop()
+	var release <-chan struct{}
 	var exitErr error
 	exitSeen := false
-
-	fail := func(format string, args ...any) {
-		out.status = StatusFailed
-		out.err = fmt.Errorf(format, args...)
-	}
 loop:
 	for {
 		select {
 		case <-ctx.Done():
 			out.interrupted = true
-			fail("interrupted")
+			w.fail("interrupted")
+			break loop
+		case <-release:
 			break loop
 		case <-hard.C:
-			fail("workload timed out after %gs (timeout_seconds) at step %d", spec.TimeoutSeconds, tr.Steps())
-			break loop
-		case <-idle.C:
-			if out.status == StatusDoesNotFit {
-				break loop // it reported running out of memory but did not exit
+			if !w.done {
+				w.fail("workload timed out after %gs (timeout_seconds) at step %d", spec.TimeoutSeconds, w.tr.Steps())
 			}
-			if tr.Steps() == 0 {
-				fail("workload hung: no step within %gs of starting (start_timeout_seconds)", spec.StartTimeoutSeconds)
-			} else {
-				fail("workload hung: no step for %gs after step %d (stall_seconds)", spec.StallSeconds, tr.Steps())
+			break loop
+		case <-w.idle.C:
+			switch {
+			case w.done: // measured; its partner's turn
+				w.idle.Reset(seconds(spec.StallSeconds))
+				continue
+			case out.status == StatusDoesNotFit: // it reported running out of memory but did not exit
+			case w.tr.Steps() == 0:
+				w.fail("workload hung: no step within %gs of starting (start_timeout_seconds)", spec.StartTimeoutSeconds)
+			default:
+				w.fail("workload hung: no step for %gs after step %d (stall_seconds)", spec.StallSeconds, w.tr.Steps())
 			}
 			break loop
 		case err := <-exited:
@@ -193,62 +205,18 @@ loop:
 			exited = nil // its lines may still be buffered: keep reading until EOF
 		case l, ok := <-lines:
 			if !ok {
+				out.endedEarly = w.done && pair != nil
 				break loop
 			}
-			if l.err != nil {
-				fail("workload stdout: %v", l.err)
+			if !w.line(l) {
 				break loop
 			}
-			lineNo++
-			if out.status == StatusDoesNotFit {
-				continue // after "oom", wait for the exit (and its stderr)
-			}
-			var w wire
-			if err := decodeLine(l.text, &w); err != nil {
-				fail("workload printed garbage on stdout line %d (%v): %q", lineNo, err, clip(string(l.text), 200))
-				break loop
-			}
-			switch w.Event {
-			case "start":
-				if tr.Steps() == 0 {
-					recv[0] = l.at // the model is built: step 1 starts now
-				}
-				out.workload.Torch, out.workload.Python = w.Torch, w.Python
-				out.workload.Params, out.workload.Devices = w.Params, w.Devices
-			case "step":
-				if w.Step != tr.Steps()+1 || !(w.Time > 0) || math.IsInf(w.Time, 0) || !(w.Samples > 0) {
-					fail("workload printed garbage on stdout line %d: step %d with time %v and samples %v after step %d: %q",
-						lineNo, w.Step, w.Time, w.Samples, tr.Steps(), clip(string(l.text), 200))
+			if w.done && release == nil {
+				if pair == nil {
 					break loop
 				}
-				recv = append(recv, l.at)
-				out.samplesPerStep = w.Samples
-				out.peakMem = max(out.peakMem, w.MemBytes)
-				out.peakRSS = max(out.peakRSS, w.RSSBytes)
-				ph := tr.Add(w.Time)
-				if progress != nil {
-					progress(stepEvent{Step: w.Step, Phase: ph})
-				}
-				idle.Reset(seconds(spec.StallSeconds))
-				if ph == Done {
-					done = true
-					break loop
-				}
-			case "done":
-				if tr.Finish() {
-					done = true
-				} else {
-					fail("workload finished its %d steps before a measurement: raise steps (it has warmup_steps %d + window %d at least)",
-						tr.Steps(), spec.WarmupSteps, spec.Window)
-				}
-				break loop
-			case "oom":
-				out.status = StatusDoesNotFit
-				out.oom = fmt.Sprintf("step %d, worker %d: %s", w.Step, w.Rank, w.Message)
-				idle.Reset(stopGrace)
-			default:
-				fail("workload printed an unknown event %q on stdout line %d", w.Event, lineNo)
-				break loop
+				pair.measured()
+				release = pair.release
 			}
 		}
 	}
@@ -270,29 +238,116 @@ loop:
 		c := ps.ExitCode()
 		out.exitCode = &c
 	}
-	out.stepsRun = tr.Steps()
+	out.stepsRun = w.tr.Steps()
 
 	switch {
 	case out.status == StatusDoesNotFit:
 	case out.status == StatusFailed:
-	case done:
+	case w.done:
 		out.status = StatusOK
-		out.stats = tr.Result()
-		n := out.stats.N
-		last := len(recv) - 1
-		out.from, out.to = int64(recv[last-n].Sub(started)), int64(recv[last].Sub(started))
-		out.measuredSamp = float64(n) * out.samplesPerStep
 	case out.exitCode != nil && *out.exitCode == ExitOOM:
 		out.status = StatusDoesNotFit
-		out.oom = fmt.Sprintf("exit status %d (out of memory) at step %d", ExitOOM, tr.Steps())
+		out.oom = fmt.Sprintf("exit status %d (out of memory) at step %d", ExitOOM, w.tr.Steps())
 	default:
 		why := "exited"
 		if exitErr != nil {
 			why = exitErr.Error()
 		}
-		fail("workload ended (%s) after %d steps without a measurement", why, tr.Steps())
+		w.fail("workload ended (%s) after %d steps without a measurement", why, w.tr.Steps())
 	}
 	return out
+}
+
+// watch follows one workload's protocol lines.
+type watch struct {
+	spec     *Spec
+	out      *outcome
+	tr       *Steady
+	recv     []time.Time // recv[k]: when step k's line arrived; recv[0]: the start line
+	started  time.Time
+	idle     *time.Timer
+	progress func(stepEvent)
+	lineNo   int
+	done     bool // measured
+}
+
+func (w *watch) fail(format string, args ...any) {
+	w.out.status = StatusFailed
+	w.out.err = fmt.Errorf(format, args...)
+}
+
+// line handles one line; false ends the loop.
+func (w *watch) line(l line) bool {
+	out, tr, spec := w.out, w.tr, w.spec
+	if l.err != nil {
+		if w.done {
+			return false
+		}
+		w.fail("workload stdout: %v", l.err)
+		return false
+	}
+	w.lineNo++
+	if out.status == StatusDoesNotFit || w.done {
+		return true // after "oom", wait for the exit (and its stderr); after the measurement, wait for the partner
+	}
+	var wl wire
+	if err := decodeLine(l.text, &wl); err != nil {
+		w.fail("workload printed garbage on stdout line %d (%v): %q", w.lineNo, err, clip(string(l.text), 200))
+		return false
+	}
+	switch wl.Event {
+	case "start":
+		if tr.Steps() == 0 {
+			w.recv[0] = l.at // the model is built: step 1 starts now
+		}
+		out.workload.Torch, out.workload.Python = wl.Torch, wl.Python
+		out.workload.Params, out.workload.Devices = wl.Params, wl.Devices
+	case "step":
+		if wl.Step != tr.Steps()+1 || !(wl.Time > 0) || math.IsInf(wl.Time, 0) || !(wl.Samples > 0) || math.IsInf(wl.Samples, 0) {
+			w.fail("workload printed garbage on stdout line %d: step %d with time %v and samples %v after step %d: %q",
+				w.lineNo, wl.Step, wl.Time, wl.Samples, tr.Steps(), clip(string(l.text), 200))
+			return false
+		}
+		w.recv = append(w.recv, l.at)
+		out.samplesPerStep = wl.Samples
+		out.peakMem = max(out.peakMem, wl.MemBytes)
+		out.peakReserved = max(out.peakReserved, wl.Reserved)
+		out.peakRSS = max(out.peakRSS, wl.RSSBytes)
+		ph := tr.Add(wl.Time)
+		if w.progress != nil {
+			w.progress(stepEvent{Step: wl.Step, Phase: ph})
+		}
+		w.idle.Reset(seconds(spec.StallSeconds))
+		if ph == Done {
+			w.measure()
+		}
+	case "done":
+		if !tr.Finish() {
+			w.fail("workload finished its %d steps before a measurement: raise steps (it has warmup_steps %d + window %d at least)",
+				tr.Steps(), spec.WarmupSteps, spec.Window)
+			return false
+		}
+		w.measure()
+	case "oom":
+		out.status = StatusDoesNotFit
+		out.oom = fmt.Sprintf("step %d, worker %d: %s", wl.Step, wl.Rank, wl.Message)
+		w.idle.Reset(stopGrace)
+	default:
+		w.fail("workload printed an unknown event %q on stdout line %d", wl.Event, w.lineNo)
+		return false
+	}
+	return true
+}
+
+// measure takes the measurement: the last Result().N steps.
+func (w *watch) measure() {
+	out := w.out
+	w.done = true
+	out.stats = w.tr.Result()
+	n := out.stats.N
+	last := len(w.recv) - 1
+	out.from, out.to = int64(w.recv[last-n].Sub(w.started)), int64(w.recv[last].Sub(w.started))
+	out.measuredSamp = float64(n) * out.samplesPerStep
 }
 
 // readLines sends the lines of r until EOF, a read error, or quit.

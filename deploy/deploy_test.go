@@ -4,6 +4,8 @@ package deploy
 
 import (
 	"bytes"
+	"errors"
+	"io"
 	"os"
 	"os/exec"
 	"strconv"
@@ -24,8 +26,12 @@ func TestKubernetesIndexedJob(t *testing.T) {
 	docs := map[string]map[string]any{}
 	for {
 		var d map[string]any
-		if err := dec.Decode(&d); err != nil {
+		err := dec.Decode(&d)
+		if errors.Is(err, io.EOF) {
 			break
+		}
+		if err != nil {
+			t.Fatal(err)
 		}
 		docs[d["kind"].(string)] = d
 	}
@@ -58,15 +64,21 @@ func TestSlurmScriptSyntax(t *testing.T) {
 	if err != nil {
 		t.Fatalf("bash -n: %v\n%s", err, out)
 	}
-	// Run it as array task 3 of 8 with echo standing in for fairbench.
-	cmd := exec.Command("bash", "slurm/grid-array.sh", "sweep.yaml", "res")
-	cmd.Env = append(os.Environ(), "FAIRBENCH=echo", "SLURM_ARRAY_TASK_ID=3", "SLURM_ARRAY_TASK_COUNT=8", "SLURM_CPUS_PER_TASK=2")
-	out, err = cmd.Output()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got, want := strings.TrimSpace(string(out)), "grid sweep.yaml --shard 3/8 --jobs 2 --out res"; got != want {
-		t.Errorf("the script runs %q, want %q", got, want)
+	// Run it as array task 3 of 8 with echo standing in for fairbench; a
+	// "%a" in OUTDIR becomes the task's index.
+	for _, c := range []struct{ out, want string }{
+		{"res", "grid sweep.yaml --shard 3/8 --jobs 2 --out res"},
+		{"res/shard-%a", "grid sweep.yaml --shard 3/8 --jobs 2 --out res/shard-3"},
+	} {
+		cmd := exec.Command("bash", "slurm/grid-array.sh", "sweep.yaml", c.out)
+		cmd.Env = append(os.Environ(), "FAIRBENCH=echo", "SLURM_ARRAY_TASK_ID=3", "SLURM_ARRAY_TASK_COUNT=8", "SLURM_CPUS_PER_TASK=2")
+		out, err = cmd.Output()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.TrimSpace(string(out)); got != c.want {
+			t.Errorf("OUTDIR %q: the script runs %q, want %q", c.out, got, c.want)
+		}
 	}
 }
 

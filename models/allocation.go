@@ -192,7 +192,7 @@ func accumRunnable(s *Snapshot, j *JobState, as Assignment) error {
 // throughput of 0).
 func pairFits(s *Snapshot, a, b *JobState, ka, kb int, typ string) error {
 	t, _ := s.Cluster.Type(typ)
-	if need := AccumMemory(s.JobTypes, &a.Job, ka) + AccumMemory(s.JobTypes, &b.Job, kb); need > t.MemoryGB {
+	if need := AccumMemory(s.JobTypes, &a.Job, ka) + AccumMemory(s.JobTypes, &b.Job, kb); need > t.MemoryGB && !measuredTogether(s, a, b, ka, kb, typ) {
 		return &Violation{Constraint: "memory", Job: b.ID, Type: t.Name,
 			Detail: fmt.Sprintf("jobs %d and %d need %g GB together on a %s GPU, which has %g GB", a.ID, b.ID, need, t.Name, t.MemoryGB)}
 	}
@@ -204,6 +204,26 @@ func pairFits(s *Snapshot, a, b *JobState, ka, kb int, typ string) error {
 		}
 	}
 	return nil
+}
+
+// measuredTogether reports whether the matrix holds a positive co-located
+// throughput for a beside b and b beside a on typ at their gangs, both run
+// without gradient accumulation: the two were measured running together on
+// that GPU, which is direct evidence that they fit in its memory. It
+// overrides the job types' memory figures, which are upper bounds (a
+// process's whole footprint, allocator cache included; see
+// catalogue_memory.go).
+func measuredTogether(s *Snapshot, a, b *JobState, ka, kb int, typ string) bool {
+	if ka > 1 || kb > 1 {
+		return false
+	}
+	for _, p := range [][2]*JobState{{a, b}, {b, a}} {
+		k := PairKey{Key: Key{Job: p[0].Type, GPU: typ, Gang: p[0].Gang}, Other: p[1].Type}
+		if v, ok := s.Matrix.Pair(k); !ok || v[0] <= 0 {
+			return false
+		}
+	}
+	return true
 }
 
 func feasibleFractions(s *Snapshot, fr map[JobID]map[string]float64, shared []SharedFraction) error {

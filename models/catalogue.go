@@ -51,11 +51,16 @@ type Catalog struct {
 // No source measured the A10, A100-80GB, H100 or H200: those types exist with
 // no throughput figure (fairbench's calibration is to provide them).
 //
-// Job types (catalogue_jobs.go, catalogue_sia.go): BatchSize is the per-GPU
-// batch; MemoryGB is 0 (unknown) throughout; StateGB = parameters × 4 bytes ×
-// (1 + optimizer slots) is set only where a parameter count could be cited
-// (the ResNet-18 and ResNet-50 types) and is 0 (unknown) elsewhere. Each
-// JobType.Source says which. (Why no memory figure: catalogue_pairs.go.)
+// Job types (catalogue_jobs.go, catalogue_sia.go, catalogue_training.go):
+// BatchSize is the per-GPU batch; MemoryGB and FixedMemoryGB are cited for
+// ResNet-18 (batch size 32, 64, 128) and ResNet-50 (batch size 32, 64) and 0
+// (unknown) elsewhere (catalogue_memory.go: Lucid's measurements, and where
+// they disagree with Gavel's); StateGB = parameters × 4 bytes × (1 +
+// optimizer slots), with the parameter count cited or computed from the
+// artifact's architecture (every Gavel family and the Sia ResNets; the
+// Transformer's is a lower bound without its word embeddings) and 0
+// (unknown) elsewhere; EpochSamples is the training set's size for the Gavel
+// families that have one. Each JobType.Source says which.
 func Catalogue() Catalog {
 	m := NewMatrix()
 	for _, f := range catalogueGavelFigures {
@@ -72,6 +77,7 @@ func Catalogue() Catalog {
 	}
 	jobs := append([]JobType(nil), catalogueGavelJobTypes...)
 	jobs = append(jobs, catalogueSiaJobTypes()...)
+	addCatalogueMemory(jobs)
 	return Catalog{
 		GPUTypes: append([]GPUType(nil), catalogueGPUTypes...),
 		JobTypes: jobs,

@@ -27,24 +27,11 @@ import "fmt"
 // Size: catalogue_pairs_gavel.go is 60 KB of source (1,053 lines of data),
 // against 36 KB for the isolated figures of catalogue_gavel.go.
 
-// No memory figures. A pair must fit in GPU memory (models.Feasible), and
-// gradient accumulation shrinks a job's share (AccumMemory), but every
-// catalogue job type keeps MemoryGB 0 (unknown): the one public per-model,
-// per-batch table found, the Lucid artifact's simulation/analyzer/
-// single_data.csv (Hu et al., ASPLOS 2023; github.com/S-Lab-System-Group/
-// Lucid; column gmem, the mean of nvidia-smi's fb_memory_usage "used" over
-// a run, profile/single_collect.py, on a GPU of more than 20 GB: its BERT
-// row reads 20,162 MiB; nvidia-smi's "used" includes whatever PyTorch's
-// caching allocator keeps reserved), and it contradicts Gavel's own
-// measurements: Transformer (Multi30k, batch 32) reads 11,949 MiB alone, yet
-// Gavel ran two of them together on one 12 GB K80 and one 16 GB V100 (their
-// pair is not 0); ResNet-50 (ImageNet, batch 64) reads 8,570 MiB, yet Gavel
-// ran two on one V100; ResNet-50 at batch 128 reads 13,326 MiB, yet Gavel
-// ran it alone on a 12 GB K80. Used as requirements these figures would
-// forbid pairs that were measured running. Gavel's pairs measured as 0 are
-// therefore the catalogue's only co-location limits, and a scenario (or a
-// CSV trace's memory_gb column) that wants memory to bind must supply the
-// figures.
+// Memory. A pair must also fit in GPU memory (models.Feasible), and
+// gradient accumulation shrinks a job's share (AccumMemory). The catalogue's
+// memory figures (catalogue_memory.go, Lucid's measurements) are upper
+// bounds and disagree with six of these pair figures, which Feasible
+// therefore forbids although Gavel measured them running; see there.
 
 // builtinPair is one unordered pair of catalogue_pairs_gavel.go: job types a
 // and b (indices into catalogueGavelPairJobs) sharing one GPU of type gpu,

@@ -42,6 +42,11 @@ type JobType struct {
 	// StateGB is the size of the training state a checkpoint has to move
 	// (weights plus optimizer state); it prices preemption and migration.
 	StateGB float64 `json:"state_gb,omitempty" yaml:"state_gb,omitempty"`
+	// EpochSamples is the size of one epoch (one pass over the training
+	// set) in samples of the kind BatchSize counts: StepsPerEpoch =
+	// EpochSamples / BatchSize, a step being one worker's batch (Gavel's
+	// convention, where throughput grows with the gang). 0 when unknown.
+	EpochSamples float64 `json:"epoch_samples,omitempty" yaml:"epoch_samples,omitempty"`
 	// Source cites where the memory and state figures come from.
 	Source string `json:"source,omitempty" yaml:"source,omitempty"`
 }
@@ -60,6 +65,9 @@ func (t JobType) Validate() error {
 	if err := nonNegative("fixed_memory_gb", t.FixedMemoryGB); err != nil {
 		return fmt.Errorf("job type %q: %w", t.Name, err)
 	}
+	if err := nonNegative("epoch_samples", t.EpochSamples); err != nil {
+		return fmt.Errorf("job type %q: %w", t.Name, err)
+	}
 	if t.FixedMemoryGB > t.MemoryGB {
 		return fmt.Errorf("job type %q: fixed_memory_gb %g exceeds memory_gb %g", t.Name, t.FixedMemoryGB, t.MemoryGB)
 	}
@@ -67,6 +75,15 @@ func (t JobType) Validate() error {
 		return fmt.Errorf("job type %q: batch_size: must not be negative, got %d", t.Name, t.BatchSize)
 	}
 	return nil
+}
+
+// StepsPerEpoch is the number of training steps in one epoch,
+// EpochSamples / BatchSize, or 0 when either is unknown.
+func (t JobType) StepsPerEpoch() float64 {
+	if t.EpochSamples <= 0 || t.BatchSize <= 0 {
+		return 0
+	}
+	return t.EpochSamples / float64(t.BatchSize)
 }
 
 // JobID identifies a job within one run.

@@ -15,8 +15,11 @@ import (
 // read from the run's result as sim computed it.
 type metric struct {
 	Key    string // CSV column
-	Header string // Markdown and HTML column header
+	Header string // Markdown and HTML column header (soft hyphens where long words may break)
 	Digits int    // decimals shown in Markdown and HTML
+	// Better is -1 when lower values are better, +1 when higher are, 0
+	// when neither (the best value of a column is marked).
+	Better int
 	run    func(*sim.Result) float64
 	user   func(*sim.UserResult) float64
 }
@@ -24,20 +27,20 @@ type metric struct {
 // summaryMetrics are the run-level numbers of the per-policy table.
 var summaryMetrics = []metric{
 	{Key: "jobs", Header: "jobs", Digits: 0, run: func(r *sim.Result) float64 { return float64(r.Summary.Jobs) }},
-	{Key: "mean_jct_h", Header: "mean JCT (h)", Digits: 2, run: func(r *sim.Result) float64 { return r.Summary.MeanJCT / 3600 }},
-	{Key: "median_jct_h", Header: "median JCT (h)", Digits: 2, run: func(r *sim.Result) float64 { return r.Summary.MedianJCT / 3600 }},
-	{Key: "p99_jct_h", Header: "p99 JCT (h)", Digits: 1, run: func(r *sim.Result) float64 { return r.Summary.P99JCT / 3600 }},
-	{Key: "makespan_h", Header: "makespan (h)", Digits: 1, run: func(r *sim.Result) float64 { return r.Summary.Makespan / 3600 }},
-	{Key: "mean_rho", Header: "mean ρ", Digits: 3, run: func(r *sim.Result) float64 { return r.Summary.MeanRho }},
-	{Key: "max_rho", Header: "max ρ", Digits: 2, run: func(r *sim.Result) float64 { return r.Summary.MaxRho }},
-	{Key: "unfair_pct", Header: "unfair % (ρ>1)", Digits: 1, run: func(r *sim.Result) float64 { return 100 * r.Summary.Unfair }},
-	{Key: "mean_starvation_h", Header: "mean starvation (h)", Digits: 2, run: func(r *sim.Result) float64 { return r.Summary.MeanStarve / 3600 }},
-	{Key: "max_starvation_h", Header: "max starvation (h)", Digits: 1, run: func(r *sim.Result) float64 { return r.Summary.MaxStarve / 3600 }},
-	{Key: "jain_users", Header: "Jain (users)", Digits: 3, run: func(r *sim.Result) float64 { return r.Summary.JainUsers }},
-	{Key: "utilisation_pct", Header: "utilisation %", Digits: 1, run: func(r *sim.Result) float64 { return 100 * r.Summary.Utilisation }},
-	{Key: "preemptions", Header: "preemptions", Digits: 0, run: func(r *sim.Result) float64 { return float64(r.Summary.Preemptions) }},
-	{Key: "migrations", Header: "migrations", Digits: 0, run: func(r *sim.Result) float64 { return float64(r.Summary.Migrations) }},
-	{Key: "lost_gpu_h", Header: "restore GPU-h", Digits: 1, run: func(r *sim.Result) float64 { return r.Summary.LostGPUSeconds / 3600 }},
+	{Key: "mean_jct_h", Header: "mean JCT (h)", Digits: 2, Better: -1, run: func(r *sim.Result) float64 { return r.Summary.MeanJCT / 3600 }},
+	{Key: "median_jct_h", Header: "median JCT (h)", Digits: 2, Better: -1, run: func(r *sim.Result) float64 { return r.Summary.MedianJCT / 3600 }},
+	{Key: "p99_jct_h", Header: "p99 JCT (h)", Digits: 1, Better: -1, run: func(r *sim.Result) float64 { return r.Summary.P99JCT / 3600 }},
+	{Key: "makespan_h", Header: "make\u00adspan (h)", Digits: 1, Better: -1, run: func(r *sim.Result) float64 { return r.Summary.Makespan / 3600 }},
+	{Key: "mean_rho", Header: "mean ρ", Digits: 3, Better: -1, run: func(r *sim.Result) float64 { return r.Summary.MeanRho }},
+	{Key: "max_rho", Header: "max ρ", Digits: 2, Better: -1, run: func(r *sim.Result) float64 { return r.Summary.MaxRho }},
+	{Key: "unfair_pct", Header: "unfair % (ρ>1)", Digits: 1, Better: -1, run: func(r *sim.Result) float64 { return 100 * r.Summary.Unfair }},
+	{Key: "mean_starvation_h", Header: "mean starva\u00adtion (h)", Digits: 2, Better: -1, run: func(r *sim.Result) float64 { return r.Summary.MeanStarve / 3600 }},
+	{Key: "max_starvation_h", Header: "max starva\u00adtion (h)", Digits: 1, Better: -1, run: func(r *sim.Result) float64 { return r.Summary.MaxStarve / 3600 }},
+	{Key: "jain_users", Header: "Jain (users)", Digits: 3, Better: 1, run: func(r *sim.Result) float64 { return r.Summary.JainUsers }},
+	{Key: "utilisation_pct", Header: "utili\u00adsation %", Digits: 1, Better: 1, run: func(r *sim.Result) float64 { return 100 * r.Summary.Utilisation }},
+	{Key: "preemptions", Header: "pre\u00ademp\u00adtions", Digits: 0, Better: -1, run: func(r *sim.Result) float64 { return float64(r.Summary.Preemptions) }},
+	{Key: "migrations", Header: "migra\u00adtions", Digits: 0, Better: -1, run: func(r *sim.Result) float64 { return float64(r.Summary.Migrations) }},
+	{Key: "lost_gpu_h", Header: "restore GPU-h", Digits: 1, Better: -1, run: func(r *sim.Result) float64 { return r.Summary.LostGPUSeconds / 3600 }},
 }
 
 // userMetrics are the per-user numbers of the per-user table.
@@ -231,7 +234,9 @@ func meanSD(s stats, digits int) string {
 	}
 	m := fmt.Sprintf("%.*f", digits, s.Mean)
 	if s.N > 1 && !math.IsNaN(s.SD) && s.SD > 0 {
-		m += fmt.Sprintf(" ± %.*f", digits, s.SD)
+		if sd := fmt.Sprintf("%.*f", digits, s.SD); sd != fmt.Sprintf("%.*f", digits, 0.0) {
+			m += " ± " + sd
+		}
 	}
 	return m
 }

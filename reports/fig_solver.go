@@ -41,8 +41,10 @@ func roundTimes(r *Run) []roundTime {
 
 // solverFigure draws solver time per round against the number of active
 // jobs, from the runs' timing files, one line per policy over every run of
-// it: rounds are binned by active jobs and each bin drawn at its mean, with
-// whiskers to its fastest and slowest round. Nil when no run has timings.
+// it (in panels by family when there are many): rounds are binned by
+// active jobs and each bin drawn at its mean, with whiskers to its fastest
+// and slowest round, on a log axis in human units (µs, ms, s). Nil when
+// no run has timings.
 func (s *Set) solverFigure() (*Figure, error) {
 	type acc struct {
 		n                   int
@@ -63,9 +65,11 @@ func (s *Set) solverFigure() (*Figure, error) {
 	if maxActive > 30 {
 		width = (maxActive + 29) / 30
 	}
-	pl := newPlot("Solver time per round", "active jobs", "seconds per round (log)")
 	data := &Table{Header: []string{"policy", "active_from", "active_to", "rounds", "mean_s", "min_s", "max_s"}}
-	for i, pol := range s.Policies {
+	lines := map[string]*seriesPoints{}
+	lo, hi := math.Inf(1), math.Inf(-1) // drawn (lg) range
+	fl := func(x float64) float64 { return lg(math.Max(x, minSolverSeconds)) }
+	for _, pol := range s.Policies {
 		rts := per[pol]
 		if len(rts) == 0 {
 			continue
@@ -88,26 +92,42 @@ func (s *Set) solverFigure() (*Figure, error) {
 			keys = append(keys, b)
 		}
 		sort.Ints(keys)
-		var xs []float64
-		var st []stats
+		l := &seriesPoints{}
 		for _, b := range keys {
 			a := bins[b]
 			mean := a.sum / float64(a.n)
 			data.Rows = append(data.Rows, []string{pol, fmt.Sprint(b * width), fmt.Sprint(b*width + width - 1), fmt.Sprint(a.n), f64(mean), f64(a.lo), f64(a.hi)})
-			xs = append(xs, a.active/float64(a.n))
-			fl := func(x float64) float64 { return lg(math.Max(x, minSolverSeconds)) }
-			st = append(st, stats{Mean: fl(mean), Min: fl(a.lo), Max: fl(a.hi), N: a.n})
+			l.x = append(l.x, a.active/float64(a.n))
+			l.st = append(l.st, stats{Mean: fl(mean), Min: fl(a.lo), Max: fl(a.hi), N: a.n})
+			lo, hi = math.Min(lo, fl(a.lo)), math.Max(hi, fl(a.hi))
 		}
-		if err := addPoints(pl, i, pol, xs, st); err != nil {
-			return nil, fmt.Errorf("reports: solver time: %w", err)
-		}
+		lines[pol] = l
 	}
-	logAxis(&pl.Y)
-	pl.X.Min = 0
-	legendRoom(pl, len(per))
+	tiles, err := s.policyPanels(func(title string, pols []string, idx map[string]int) (*plot.Plot, error) {
+		pl := NewPlot(title, "active jobs", "solver time per round (log scale)")
+		for _, pol := range pols {
+			if l := lines[pol]; l != nil {
+				if err := addPoints(pl, idx[pol], pol, l.x, l.st, false); err != nil {
+					return nil, err
+				}
+			}
+		}
+		LogAxis(&pl.Y, Seconds)
+		pl.Y.Min, pl.Y.Max = math.Floor(lo), math.Ceil(hi)
+		if pl.Y.Max <= pl.Y.Min {
+			pl.Y.Max = pl.Y.Min + 1
+		}
+		pl.X.Min, pl.X.Max = 0, float64(maxActive)
+		return pl, nil
+	})()
+	if err != nil {
+		return nil, fmt.Errorf("reports: solver time: %w", err)
+	}
 	return &Figure{
 		Name: "solver_time", Title: "Solver time per round against active jobs",
-		Caption: fmt.Sprintf("Measured policy (solver) time per scheduling round, summed over the round's decisions, against the jobs active in it, from the runs' timing files (fairbench --timing); rounds binned by %d active job(s), markers at the bin mean, whiskers from the fastest to the slowest round. Wall-clock times of the machine that made the runs.", width),
-		Tiles:   [][]*plot.Plot{{pl}}, Width: figWidth, Height: figHeight, Data: data,
+		Subtitle: s.subtitle(nil, fmt.Sprintf("wall-clock time, rounds binned by %d active job(s)", width)),
+		Caption: fmt.Sprintf("Measured policy (solver) time per scheduling round, summed over the round's decisions, against the jobs active in it, from the runs' timing files (fairbench --timing); rounds binned by %d active job(s), markers at the bin mean, whiskers from the fastest to the slowest round; a time below the clock's resolution is drawn at %s. Wall-clock times of the machine that made the runs. %s.",
+			width, Seconds(minSolverSeconds), capitalise(s.scenarioNote())),
+		Tiles: tiles, Width: FigWidth, Height: panelsHeight(tiles), Data: data,
 	}, nil
 }

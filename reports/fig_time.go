@@ -3,6 +3,7 @@ package reports
 import (
 	"fmt"
 	"image/color"
+	"math"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -28,51 +29,63 @@ func seriesTime(se *sim.Series, i int) float64 {
 }
 
 // utilisationFigures draws cluster utilisation over time at each point,
-// one line per policy (the lowest seed's run).
+// one line per policy (the lowest seed's run), in panels by family when
+// there are many policies.
 func (s *Set) utilisationFigures() ([]*Figure, error) {
 	var out []*Figure
 	for _, p := range s.Points {
-		pl := newPlot(s.titleAt("Cluster utilisation", p), "time (hours)", "GPUs held (fraction of the cluster)")
-		pl.Legend.Left = false
-		pl.Y.Min, pl.Y.Max = 0, 1
 		data := &Table{Header: []string{"policy", "seed", "t_h", "bucket_h", "utilisation"}}
-		drawn := 0
-		for i, pol := range s.Policies {
+		lines := map[string]plotter.XYs{}
+		tmax := 0.0
+		for _, pol := range s.Policies {
 			r := s.firstSeed(p, pol)
 			if r == nil {
 				continue
 			}
 			se := &r.Record.Result.Series
-			var pts plotter.XYs
 			for k := range se.Start {
 				if k >= len(se.Utilisation) {
 					break
 				}
-				pts = append(pts, plotter.XY{X: seriesTime(se, k), Y: se.Utilisation[k]})
-				data.Rows = append(data.Rows, []string{pol, fmt.Sprint(r.Record.Seed), f64(seriesTime(se, k)), f64(se.Width / 3600), f64(se.Utilisation[k])})
+				t := seriesTime(se, k)
+				lines[pol] = append(lines[pol], plotter.XY{X: t, Y: se.Utilisation[k]})
+				tmax = math.Max(tmax, (se.Start[k]+se.Width)/3600)
+				data.Rows = append(data.Rows, []string{pol, fmt.Sprint(r.Record.Seed), f64(t), f64(se.Width / 3600), f64(se.Utilisation[k])})
 			}
-			if len(pts) == 0 {
-				continue
-			}
-			l, err := plotter.NewLine(pts)
-			if err != nil {
-				return nil, fmt.Errorf("reports: utilisation: %w", err)
-			}
-			l.LineStyle = lineStyle(i)
-			l.LineStyle.Width = vg.Points(1)
-			pl.Add(l)
-			pl.Legend.Add(pol, l)
-			drawn++
 		}
-		legendRoom(pl, drawn)
+		fig := &Figure{Name: "utilisation" + s.suffix(p), Title: s.titleAt("Cluster utilisation over time", p),
+			Subtitle: s.subtitle(p, fmt.Sprintf("seed %d", s.Seeds[0])),
+			Caption:  fmt.Sprintf("Fraction of the cluster's GPUs held by jobs, averaged over buckets of whole rounds, per policy (seed %d). %s.", s.Seeds[0], capitalise(s.scenarioNote())),
+			Width:    FigWidth, Data: data}
 		if len(data.Rows) == 0 {
-			pl = emptyPlot(pl.Title.Text, "no time series in these results")
+			fig.Tiles, fig.Height = [][]*plot.Plot{{emptyPlot("", "no time series in these results")}}, FigHeight
+			out = append(out, fig)
+			continue
 		}
-		out = append(out, &Figure{
-			Name: "utilisation" + s.suffix(p), Title: s.titleAt("Cluster utilisation over time", p),
-			Caption: fmt.Sprintf("Fraction of the cluster's GPUs held by jobs, averaged over buckets of whole rounds, per policy (seed %d).", s.Seeds[0]),
-			Tiles:   [][]*plot.Plot{{pl}}, Width: figWidth, Height: figHeight, Data: data,
-		})
+		tiles, err := s.policyPanels(func(title string, pols []string, idx map[string]int) (*plot.Plot, error) {
+			pl := NewPlot(title, "time (hours)", "GPUs held (fraction of the cluster)")
+			for _, pol := range pols {
+				if len(lines[pol]) == 0 {
+					continue
+				}
+				l, err := plotter.NewLine(lines[pol])
+				if err != nil {
+					return nil, err
+				}
+				l.LineStyle = LineStyle(idx[pol])
+				l.LineStyle.Width = vg.Points(1)
+				pl.Add(l)
+				pl.Legend.Add(pol, l)
+			}
+			pl.Y.Min, pl.Y.Max = 0, 1
+			pl.X.Min, pl.X.Max = 0, tmax
+			return pl, nil
+		})()
+		if err != nil {
+			return nil, fmt.Errorf("reports: utilisation: %w", err)
+		}
+		fig.Tiles, fig.Height = tiles, panelsHeight(tiles)
+		out = append(out, fig)
 	}
 	return out, nil
 }
@@ -99,17 +112,11 @@ func (s *Set) shareFigures() ([]*Figure, error) {
 
 func (s *Set) shareFigure(p *Point, pol string, r *Run) (*Figure, error) {
 	se := &r.Record.Result.Series
-	title := s.titleAt("Per-user share: "+pol, p)
-	pl := newPlot(title, "time (hours)", "share of the cluster's GPUs")
-	pl.Y.Min = 0
+	pl := NewPlot("", "time (hours)", "share of the cluster's GPUs")
 	data := &Table{Header: []string{"user", "t_h", "bucket_h", "share", "entitled"}}
-	// Users in the result's order.
-	var users []string
-	for _, u := range r.Record.Result.Users {
-		users = append(users, u.Name)
-	}
-	for i, u := range users {
-		held, ent := se.Share[u], se.Entitled[u]
+	ymax := 0.0
+	for i, u := range r.Record.Result.Users {
+		held, ent := se.Share[u.Name], se.Entitled[u.Name]
 		var hp, ep plotter.XYs
 		for k := range se.Start {
 			if k >= len(held) || k >= len(ent) {
@@ -118,7 +125,8 @@ func (s *Set) shareFigure(p *Point, pol string, r *Run) (*Figure, error) {
 			t := seriesTime(se, k)
 			hp = append(hp, plotter.XY{X: t, Y: held[k]})
 			ep = append(ep, plotter.XY{X: t, Y: ent[k]})
-			data.Rows = append(data.Rows, []string{u, f64(t), f64(se.Width / 3600), f64(held[k]), f64(ent[k])})
+			ymax = math.Max(ymax, math.Max(held[k], ent[k]))
+			data.Rows = append(data.Rows, []string{u.Name, f64(t), f64(se.Width / 3600), f64(held[k]), f64(ent[k])})
 		}
 		if len(hp) == 0 {
 			continue
@@ -131,21 +139,25 @@ func (s *Set) shareFigure(p *Point, pol string, r *Run) (*Figure, error) {
 		if err != nil {
 			return nil, fmt.Errorf("reports: user share: %w", err)
 		}
-		hl.LineStyle = draw.LineStyle{Color: palette[i%len(palette)], Width: vg.Points(1)}
-		el.LineStyle = draw.LineStyle{Color: palette[i%len(palette)], Width: vg.Points(0.75), Dashes: []vg.Length{vg.Points(3), vg.Points(2)}}
+		// A user's colour, held solid and entitled dotted; beyond the
+		// palette the held line's dash pattern tells users apart.
+		hl.LineStyle = LineStyle(i)
+		hl.LineStyle.Width = vg.Points(1.2)
+		el.LineStyle = draw.LineStyle{Color: Colour(i), Width: vg.Points(0.9), Dashes: []vg.Length{vg.Points(1), vg.Points(2)}}
 		pl.Add(hl, el)
-		pl.Legend.Add(u, hl)
+		pl.Legend.Add("user "+u.Name, hl)
 	}
-	key, _ := plotter.NewLine(plotter.XYs{})
-	if key != nil {
-		key.LineStyle = draw.LineStyle{Color: color.Gray{Y: 0x60}, Width: vg.Points(0.75), Dashes: []vg.Length{vg.Points(3), vg.Points(2)}}
-		pl.Legend.Add("entitled (dashed)", key)
+	pl.Legend.Add("entitled (dotted)", lineKey{draw.LineStyle{Color: color.Gray{Y: 0x55}, Width: vg.Points(0.9), Dashes: []vg.Length{vg.Points(1), vg.Points(2)}}})
+	pl.Y.Min, pl.Y.Max = 0, math.Min(1, niceMax(1.05*ymax))
+	if n := len(se.Start); n > 0 {
+		pl.X.Min, pl.X.Max = 0, (se.Start[n-1]+se.Width)/3600
 	}
-	pl.Legend.Left = false
-	legendRoom(pl, len(users)+1)
+	title := s.titleAt("Each user's share of the cluster under "+pol, p)
 	return &Figure{
 		Name: "user_share_" + slug(pol) + s.suffix(p), Title: title,
-		Caption: fmt.Sprintf("Each user's fraction of the cluster's GPUs held over time (solid) against its entitlement (dashed): the weighted water-filling of the cluster over the active users' demands, as the simulator records it. Policy %s, seed %d.", pol, r.Record.Seed),
-		Tiles:   [][]*plot.Plot{{pl}}, Width: figWidth, Height: figHeight, Data: data,
+		Subtitle: s.subtitle(p, fmt.Sprintf("policy %s, seed %d", pol, r.Record.Seed)),
+		Caption: fmt.Sprintf("Each user's fraction of the cluster's GPUs held over time (solid) against its entitlement (dotted): the weighted water-filling of the cluster over the active users' demands, as the simulator records it. Policy %s, seed %d; %s.",
+			pol, r.Record.Seed, s.scenarioNote()),
+		Tiles: [][]*plot.Plot{{pl}}, Width: FigWidth, Height: FigHeight, Data: data,
 	}, nil
 }

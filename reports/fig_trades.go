@@ -77,7 +77,7 @@ func (s *Set) tradesFigure() (*Figure, error) {
 				if g == nil {
 					label := pol
 					if len(s.Points) > 1 {
-						label += " (" + p.Label + ")"
+						label += " at " + s.ShortLabel(p)
 					}
 					g = &group{label: label, vol: map[key][]float64{}, prc: map[key][]float64{}, count: map[key]int{}}
 					groups = append(groups, g)
@@ -155,21 +155,28 @@ func (s *Set) tradesFigure() (*Figure, error) {
 			data.Rows = append(data.Rows, []string{g.label, k.slow, k.fast, fmt.Sprint(g.runs), fmt.Sprint(g.count[k]), f64(v), f64(pr)})
 		}
 	}
-	w := figWidth * 3 / 2
-	left, err := barPlot("Volume", "GPU types (pays slow → buys fast)", "fast GPUs traded (time average)", cats, labels, vol, w/2)
-	if err != nil {
-		return nil, fmt.Errorf("reports: trades: %w", err)
-	}
-	right, err := barPlot("Price", "GPU types (pays slow → buys fast)", "slow GPUs paid per fast GPU", cats, labels, prc, w/2)
-	if err != nil {
-		return nil, fmt.Errorf("reports: trades: %w", err)
-	}
-	right.Legend = plot.NewLegend() // one legend is enough
+	w := FigWidth
+	volFmt := func(x float64) string { return fmt.Sprintf("%.3g", x) }
+	prcFmt := func(x float64) string { return fmt.Sprintf("%.2f", x) }
+	left := NewVBarPlot("Volume", "GPU types (pays slow → buys fast)", "fast GPUs bought (time average)", cats, labels, vol, volFmt, w/2)
+	right := NewVBarPlot("Price", "GPU types (pays slow → buys fast)", "slow GPUs paid per fast GPU", cats, labels, prc, prcFmt, w/2)
+	// One key for both panels, at the right of the figure.
+	legend := left.Legend
+	left.Legend.Top = true
+	left.Legend, right.Legend = emptyLegend(), emptyLegend()
 	return &Figure{
-		Name: "gandiva_trades", Title: "GPU trades (Gandiva_fair)",
-		Caption: "Trades between users per pair of GPU types, as the policy recorded them: the fast GPUs bought, averaged over the run's length (left), and the price in slow GPUs per fast GPU, weighted by volume and time in force (right); means over seeds.",
-		Tiles:   [][]*plot.Plot{{left, right}}, Width: w, Height: figHeight, Data: data,
+		Name: "gandiva_trades", Title: "GPU trades between users",
+		Subtitle: s.subtitle(nil, "means over seeds"),
+		Caption:  "Trades between users per pair of GPU types, as the policy recorded them (Gandiva_fair's market): the fast GPUs bought, averaged over the run's length (left), and the price in slow GPUs per fast GPU, weighted by volume and time in force (right); means over seeds. " + capitalise(s.scenarioNote()) + ".",
+		Tiles:    [][]*plot.Plot{{left, right}}, Legend: &legend, Width: w, Height: FigHeight, Data: data,
 	}, nil
+}
+
+// emptyLegend is a legend in the figure style without entries.
+func emptyLegend() plot.Legend {
+	l := plot.NewLegend()
+	l.TextStyle = textStyle(LegendSize, titleColour)
+	return l
 }
 
 func sum(xs []float64) float64 {

@@ -6,27 +6,33 @@ import (
 	"fmt"
 	"image/color"
 	"math"
-	"strconv"
+	"strings"
 
 	"gonum.org/v1/plot"
-	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/text"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
-	"gonum.org/v1/plot/vg/vgpdf"
 	"gonum.org/v1/plot/vg/vgsvg"
 )
 
-// Figure is one figure of a report: one plot, or a grid of plots drawn
-// together, and the table of the data it draws.
+// Figure is one figure of a report: a title and a line saying what ran,
+// then one plot or a grid of plots (small multiples), each with its legend
+// beside it, outside the data; and the table of the data it draws.
 type Figure struct {
 	// Name is the files' base name (figures/NAME.svg, .pdf, .png, .csv).
 	Name string
-	// Title heads the figure in the report; Caption says what it shows and
-	// where its numbers come from.
-	Title, Caption string
-	// Tiles are the plots, in rows.
+	// Title heads the figure, in the image and in the report; Subtitle,
+	// drawn under it in the image, says what ran (scenario, grid point,
+	// seeds) so that the image alone tells; Caption, in the report, says
+	// what the figure shows and where its numbers come from.
+	Title, Subtitle, Caption string
+	// Tiles are the plots, in rows (nil leaves a cell empty). Each plot's
+	// legend is drawn to the right of its data area.
 	Tiles [][]*plot.Plot
+	// Legend, when it has entries, is drawn once at the right of the
+	// figure, level with the first row's data (for tiles sharing one key).
+	Legend *plot.Legend
 	// Width and Height are the figure's size.
 	Width, Height vg.Length
 	// Data is the CSV behind the figure.
@@ -48,15 +54,17 @@ func (t *Table) CSV() []byte {
 	return b.Bytes()
 }
 
-// Figure sizes: one plot is 6 × 4 inches, a column of a single-column
-// paper at the default fonts.
+// Figure sizes: a figure with one panel is 7.5 × 4.2 inches (the text
+// width of a two-column paper, the legend beside the plot); small
+// multiples take PanelHeight per row.
 const (
-	figWidth  = 6 * vg.Inch
-	figHeight = 4 * vg.Inch
+	FigWidth    = 7.5 * vg.Inch
+	FigHeight   = 4.2 * vg.Inch
+	PanelHeight = 2.3 * vg.Inch
 )
 
-// DefaultDPI is the resolution of the PNG files: a 6 × 4 inch figure is
-// 900 × 600 pixels.
+// DefaultDPI is the resolution of the PNG files: a 7.5 × 4.2 inch figure
+// is 1125 × 630 pixels.
 const DefaultDPI = 150
 
 // PNGSize is the size in pixels of a figure's PNG at dpi.
@@ -64,40 +72,219 @@ func (f *Figure) PNGSize(dpi int) (w, h int) {
 	return int(f.Width/vg.Inch*vg.Length(dpi) + 0.5), int(f.Height/vg.Inch*vg.Length(dpi) + 0.5)
 }
 
-func (f *Figure) draw(c vg.CanvasSizer) {
-	dc := draw.New(c)
-	rows := len(f.Tiles)
-	cols := len(f.Tiles[0])
-	if rows == 1 && cols == 1 {
-		f.Tiles[0][0].Draw(dc)
-		return
-	}
-	t := draw.Tiles{Rows: rows, Cols: cols, PadX: vg.Inch / 4, PadY: vg.Inch / 4,
-		PadTop: vg.Inch / 16, PadBottom: vg.Inch / 16, PadLeft: vg.Inch / 16, PadRight: vg.Inch / 16}
-	cs := plot.Align(f.Tiles, t, dc)
-	for i := range f.Tiles {
-		for j := range f.Tiles[i] {
-			f.Tiles[i][j].Draw(cs[i][j])
-		}
-	}
+// Layout is where a drawing put a figure's parts, in points from the
+// bottom left: the data area of each plot and the box of each legend.
+// Legends never overlap a data area.
+type Layout struct {
+	Data, Legends []vg.Rectangle
 }
 
-// SVG renders the figure as SVG (fonts named, not embedded).
+const (
+	margin    = vg.Length(8)  // around the figure
+	legendGap = vg.Length(10) // between a data area and its legend
+	tileGap   = vg.Length(16) // between tiles
+)
+
+var (
+	titleColour    = color.Gray{Y: 0x11}
+	subtitleColour = color.Gray{Y: 0x44}
+)
+
+// Draw draws the figure on c and returns where its parts went.
+func (f *Figure) Draw(c vg.CanvasSizer) Layout {
+	dc := draw.New(c)
+	dc.SetColor(color.White)
+	dc.Fill(dc.Rectangle.Path())
+	body := draw.Crop(dc, margin, -margin, margin, -margin)
+	body = f.drawHeading(body)
+	var lay Layout
+	rows := len(f.Tiles)
+	if rows == 0 {
+		return lay
+	}
+	cols := len(f.Tiles[0])
+	// Copies of the plots without their legends (drawn here instead);
+	// drawing adjusts a plot's axes, so the originals stay as they were.
+	tiles := make([][]*plot.Plot, rows)
+	var legW vg.Length
+	for i, row := range f.Tiles {
+		tiles[i] = make([]*plot.Plot, cols)
+		for j, p := range row {
+			if p == nil {
+				continue
+			}
+			cp := *p
+			cp.BackgroundColor = nil // the figure's is white
+			cp.Legend = plot.NewLegend()
+			cp.Legend.TextStyle = p.Legend.TextStyle
+			tiles[i][j] = &cp
+			if w := legendWidth(&p.Legend); w > 0 {
+				legW = max(legW, w+legendGap)
+			}
+		}
+	}
+	var figLegW, figLegH vg.Length
+	if f.Legend != nil {
+		if w := legendWidth(f.Legend); w > 0 {
+			figLegW, figLegH = w+legendGap, legendHeight(f.Legend)+legendGap
+		}
+	}
+	// Legends go beside their plots, or, when that would leave the data
+	// too little width, under them.
+	below := legW+figLegW > 0.4*body.Size().X
+	t := draw.Tiles{Rows: rows, Cols: cols, PadX: tileGap + legW, PadY: tileGap, PadRight: legW + figLegW}
+	var legH vg.Length
+	if below {
+		for _, row := range f.Tiles {
+			for _, p := range row {
+				if p != nil && legendWidth(&p.Legend) > 0 {
+					legH = max(legH, legendHeight(&p.Legend)+legendGap)
+				}
+			}
+		}
+		body.Min.Y += figLegH
+		t = draw.Tiles{Rows: rows, Cols: cols, PadX: tileGap, PadY: tileGap + legH, PadBottom: legH}
+	}
+	cs := plot.Align(tiles, t, body)
+	firstTop := vg.Length(math.NaN())
+	var rightmost vg.Length
+	for i := range tiles {
+		for j, p := range tiles[i] {
+			if p == nil {
+				continue
+			}
+			p.Draw(cs[i][j])
+			data := p.DataCanvas(cs[i][j]).Rectangle
+			lay.Data = append(lay.Data, data)
+			if math.IsNaN(float64(firstTop)) {
+				firstTop = data.Max.Y
+			}
+			rightmost = max(rightmost, data.Max.X)
+			leg := &f.Tiles[i][j].Legend
+			switch {
+			case legendWidth(leg) == 0:
+			case below:
+				lay.Legends = append(lay.Legends, drawLegend(dc, leg, data.Min.X, cs[i][j].Min.Y-legendGap/2, dc.Min.Y))
+			default:
+				lay.Legends = append(lay.Legends, drawLegend(dc, leg, data.Max.X+legendGap, data.Max.Y, cs[i][j].Min.Y))
+			}
+		}
+	}
+	switch {
+	case figLegW == 0:
+	case below:
+		lay.Legends = append(lay.Legends, drawLegend(dc, f.Legend, body.Min.X, body.Min.Y-legendGap/2, dc.Min.Y))
+	default:
+		lay.Legends = append(lay.Legends, drawLegend(dc, f.Legend, rightmost+legW+legendGap, firstTop, body.Min.Y))
+	}
+	return lay
+}
+
+// drawHeading draws the title and subtitle at the top of c and returns
+// what is left below them.
+func (f *Figure) drawHeading(c draw.Canvas) draw.Canvas {
+	y := c.Max.Y
+	line := func(s string, sty text.Style) {
+		sty.XAlign, sty.YAlign = draw.XLeft, draw.YTop
+		c.FillText(sty, vg.Point{X: c.Min.X, Y: y}, s)
+		y -= sty.Rectangle(s).Size().Y * 1.15
+	}
+	if f.Title != "" {
+		for _, l := range wrapText(textStyle(TitleSize, titleColour), f.Title, c.Size().X) {
+			line(l, textStyle(TitleSize, titleColour))
+		}
+	}
+	if f.Subtitle != "" {
+		for _, l := range wrapText(textStyle(SubtitleSize, subtitleColour), f.Subtitle, c.Size().X) {
+			line(l, textStyle(SubtitleSize, subtitleColour))
+		}
+	}
+	if y < c.Max.Y {
+		y -= vg.Points(6)
+	}
+	c.Max.Y = y
+	return c
+}
+
+// wrapText breaks s at spaces into lines no wider than w in sty.
+func wrapText(sty text.Style, s string, w vg.Length) []string {
+	var lines []string
+	line := ""
+	for _, word := range strings.Fields(s) {
+		try := word
+		if line != "" {
+			try = line + " " + word
+		}
+		if line != "" && sty.Width(try) > w {
+			lines = append(lines, line)
+			try = word
+		}
+		line = try
+	}
+	if line != "" {
+		lines = append(lines, line)
+	}
+	return lines
+}
+
+// legendWidth is the width of a legend's box, 0 when it has no entries.
+func legendWidth(l *plot.Legend) vg.Length {
+	r := l.Rectangle(draw.Canvas{})
+	return r.Size().X
+}
+
+// legendHeight is the height of a legend's box: its entries, and below
+// the last the descent gonum's Legend.Draw leaves under its entries.
+func legendHeight(l *plot.Legend) vg.Length {
+	return l.Rectangle(draw.Canvas{}).Size().Y + l.TextStyle.FontExtents().Descent
+}
+
+// drawLegend draws l with its top left at (x, top), its entries going down
+// (no lower than bottom), and returns its box.
+func drawLegend(dc draw.Canvas, l *plot.Legend, x, top, bottom vg.Length) vg.Rectangle {
+	leg := *l
+	leg.Top, leg.Left = true, true
+	w := legendWidth(l)
+	c := dc
+	c.Rectangle = vg.Rectangle{Min: vg.Point{X: x, Y: bottom}, Max: vg.Point{X: x + w, Y: top}}
+	leg.Draw(c)
+	return vg.Rectangle{Min: vg.Point{X: x, Y: top - legendHeight(l)}, Max: vg.Point{X: x + w, Y: top}}
+}
+
+// SVG renders the figure as SVG: fonts named with metric-compatible
+// fallbacks (SVGFontStack), and each data area and legend box marked by
+// an invisible rect (class fb-data, fb-legend) for tools that check the
+// layout.
 func (f *Figure) SVG() ([]byte, error) {
 	c := vgsvg.New(f.Width, f.Height)
-	f.draw(c)
+	lay := f.Draw(c)
 	var b bytes.Buffer
 	if _, err := c.WriteTo(&b); err != nil {
 		return nil, fmt.Errorf("reports: figure %s: svg: %w", f.Name, err)
 	}
-	return b.Bytes(), nil
+	s := strings.ReplaceAll(b.String(), "font-family:Liberation Sans;", "font-family:"+SVGFontStack+";")
+	var marks strings.Builder
+	for _, kind := range []struct {
+		class string
+		rs    []vg.Rectangle
+	}{{"fb-data", lay.Data}, {"fb-legend", lay.Legends}} {
+		for _, r := range kind.rs {
+			// Inside vgsvg's outer group, whose y axis points up as vg's.
+			fmt.Fprintf(&marks, "<rect class=\"%s\" x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" height=\"%.2f\" fill=\"none\" stroke=\"none\"/>\n",
+				kind.class, r.Min.X.Points(), r.Min.Y.Points(), r.Size().X.Points(), r.Size().Y.Points())
+		}
+	}
+	end := strings.LastIndex(s, "</g>")
+	if end < 0 {
+		return nil, fmt.Errorf("reports: figure %s: svg: no closing group", f.Name)
+	}
+	return []byte(s[:end] + marks.String() + s[end:]), nil
 }
 
-// PDF renders the figure as PDF with its fonts embedded.
+// PDF renders the figure as PDF, its fonts embedded as Unicode subsets.
 func (f *Figure) PDF() ([]byte, error) {
-	c := vgpdf.New(f.Width, f.Height)
-	c.EmbedFonts(true)
-	f.draw(c)
+	c := newPDFCanvas(f.Width, f.Height)
+	f.Draw(c)
 	var b bytes.Buffer
 	if _, err := c.WriteTo(&b); err != nil {
 		return nil, fmt.Errorf("reports: figure %s: pdf: %w", f.Name, err)
@@ -108,7 +295,7 @@ func (f *Figure) PDF() ([]byte, error) {
 // PNG renders the figure as a PNG at dpi on a white background.
 func (f *Figure) PNG(dpi int) ([]byte, error) {
 	c := vgimg.NewWith(vgimg.UseWH(f.Width, f.Height), vgimg.UseDPI(dpi))
-	f.draw(c)
+	f.Draw(c)
 	var b bytes.Buffer
 	if _, err := (vgimg.PngCanvas{Canvas: c}).WriteTo(&b); err != nil {
 		return nil, fmt.Errorf("reports: figure %s: png: %w", f.Name, err)
@@ -116,157 +303,20 @@ func (f *Figure) PNG(dpi int) ([]byte, error) {
 	return b.Bytes(), nil
 }
 
-// palette is Okabe and Ito's colour-blind-safe palette (Okabe & Ito, "Color
-// Universal Design", 2008), without its yellow, which is too light on white.
-var palette = []color.Color{
-	color.RGBA{0x00, 0x72, 0xB2, 0xff}, // blue
-	color.RGBA{0xD5, 0x5E, 0x00, 0xff}, // vermillion
-	color.RGBA{0x00, 0x9E, 0x73, 0xff}, // bluish green
-	color.RGBA{0xCC, 0x79, 0xA7, 0xff}, // reddish purple
-	color.RGBA{0xE6, 0x9F, 0x00, 0xff}, // orange
-	color.RGBA{0x56, 0xB4, 0xE9, 0xff}, // sky blue
-	color.RGBA{0x00, 0x00, 0x00, 0xff}, // black
-}
-
-// dashes cycle with the colours so lines stay apart in greyscale print.
-var dashes = [][]vg.Length{
-	nil,
-	{vg.Points(6), vg.Points(2)},
-	{vg.Points(2), vg.Points(2)},
-	{vg.Points(6), vg.Points(2), vg.Points(2), vg.Points(2)},
-	{vg.Points(10), vg.Points(3)},
-}
-
-// series style i: a colour, and a dash pattern that changes every time the
-// colours wrap around and also with i.
-func lineStyle(i int) draw.LineStyle {
-	return draw.LineStyle{Color: palette[i%len(palette)], Width: vg.Points(1.5), Dashes: dashes[(i+i/len(palette))%len(dashes)]}
-}
-
-func glyphStyle(i int) draw.GlyphStyle {
-	shapes := []draw.GlyphDrawer{draw.CircleGlyph{}, draw.SquareGlyph{}, draw.TriangleGlyph{}, draw.PlusGlyph{}, draw.CrossGlyph{}, draw.RingGlyph{}, draw.BoxGlyph{}}
-	return draw.GlyphStyle{Color: palette[i%len(palette)], Radius: vg.Points(3), Shape: shapes[i%len(shapes)]}
-}
-
-// newPlot is a plot with the report's common look: title, axis labels, a
-// light grid, the legend in the top left.
-func newPlot(title, x, y string) *plot.Plot {
-	p := plot.New()
-	p.Title.Text = title
-	p.X.Label.Text = x
-	p.Y.Label.Text = y
-	g := plotter.NewGrid()
-	g.Vertical.Color = color.Gray{Y: 0xdd}
-	g.Horizontal.Color = color.Gray{Y: 0xdd}
-	p.Add(g)
-	p.Legend.Top = true
-	p.Legend.Left = true
-	p.Legend.ThumbnailWidth = vg.Points(24)
-	p.X.Tick.Marker = plainTicks{}
-	p.Y.Tick.Marker = plainTicks{}
-	return p
-}
-
-// tickLabel writes a tick value plainly (0.001, 2500) between 10⁻⁴ and
-// 10⁶, in exponent form (1e-05) outside.
-func tickLabel(v float64) string {
-	v, _ = strconv.ParseFloat(strconv.FormatFloat(v, 'g', 6, 64), 64)
-	if a := math.Abs(v); a != 0 && (a < 1e-4 || a >= 1e6) {
-		return strconv.FormatFloat(v, 'g', -1, 64)
-	}
-	return strconv.FormatFloat(v, 'f', -1, 64)
-}
-
-// plainTicks are gonum's default ticks with labels in their shortest form
-// (25, not 25.00).
-type plainTicks struct{}
-
-func (plainTicks) Ticks(lo, hi float64) []plot.Tick {
-	ts := plot.DefaultTicks{}.Ticks(lo, hi)
-	for i := range ts {
-		if ts[i].Label != "" {
-			ts[i].Label = tickLabel(ts[i].Value)
-		}
-	}
-	return ts
-}
-
-// Logarithmic axes: the values are drawn as their base-10 logarithms on a
-// linear axis whose ticks are labelled with the values themselves. (gonum's
-// LogScale centres an axis label on the arithmetic middle of the range,
-// which on a log axis sits near its end and squeezes the plot.)
-
-// lg is the drawn position of a value on a logarithmic axis.
-func lg(x float64) float64 { return math.Log10(x) }
-
-// logAxis marks an axis whose drawn values are lg(value).
-func logAxis(a *plot.Axis) {
-	a.Tick.Marker = logTicks{}
-}
-
-// logTicks marks a log axis (in lg units): labelled powers of ten within
-// the range, and 2× and 5× labelled too when the range spans less than two
-// decades; unlabelled minor ticks at the other multiples.
-type logTicks struct{}
-
-func (logTicks) Ticks(lo, hi float64) []plot.Tick {
-	if math.IsNaN(lo) || math.IsNaN(hi) || math.IsInf(lo, 0) || math.IsInf(hi, 0) || hi < lo {
-		return nil
-	}
-	few := hi-lo < 2
-	var ticks []plot.Tick
-	for e := math.Floor(lo); e <= math.Ceil(hi); e++ {
-		for m := 1; m < 10; m++ {
-			v := e + math.Log10(float64(m))
-			if v < lo-1e-9 || v > hi+1e-9 {
-				continue
-			}
-			t := plot.Tick{Value: v}
-			if m == 1 || (few && (m == 2 || m == 5)) {
-				t.Label = tickLabel(float64(m) * math.Pow(10, e))
-			}
-			ticks = append(ticks, t)
-		}
-	}
-	return ticks
-}
-
-// legendRoom raises the top of a plot whose legend sits in its top corner
-// so that the legend does not cover the data: each entry takes about a
-// tenth of the height.
-func legendRoom(pl *plot.Plot, entries int) {
-	if entries == 0 || !pl.Legend.Top {
-		return
-	}
-	k := 1 - min(0.6, float64(entries)/10)
-	pl.Y.Max = pl.Y.Min + (pl.Y.Max-pl.Y.Min)/k
-}
-
 // emptyPlot is a plot that says there is nothing to draw.
 func emptyPlot(title, note string) *plot.Plot {
-	p := plot.New()
-	p.Title.Text = title
+	p := NewPlot(title, "", "")
 	p.HideAxes()
-	l, err := plotter.NewLabels(plotter.XYLabels{XYs: plotter.XYs{{X: 0.5, Y: 0.5}}, Labels: []string{note}})
-	if err == nil {
-		p.Add(l)
-	}
+	p.Add(&noteText{text: note})
 	p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = 0, 1, 0, 1
 	return p
 }
 
-// f64 formats a number for a CSV file: shortest exact form, empty for NaN.
-func f64(x float64) string {
-	if math.IsNaN(x) {
-		return ""
-	}
-	return strconv.FormatFloat(x, 'g', -1, 64)
-}
+// noteText writes a line of text in the middle of a plot.
+type noteText struct{ text string }
 
-// yErrs is points with asymmetric vertical error bars (plotter.YErrorer).
-type yErrs struct {
-	plotter.XYs
-	lo, hi []float64 // distances below and above
+func (n *noteText) Plot(c draw.Canvas, _ *plot.Plot) {
+	sty := textStyle(LabelSize, subtitleColour)
+	sty.XAlign, sty.YAlign = draw.XCenter, draw.YCenter
+	c.FillText(sty, c.Center(), n.text)
 }
-
-func (e yErrs) YError(i int) (float64, float64) { return e.lo[i], e.hi[i] }

@@ -2,13 +2,17 @@ package reports
 
 import (
 	"bytes"
+	"encoding/base64"
 	"fmt"
 	"html/template"
 	"strings"
+
+	"codeberg.org/go-fonts/liberation/liberationsansregular"
 )
 
 // pageData is what the HTML template shows.
 type pageData struct {
+	FontFace     template.CSS
 	Title, Intro string
 	Meta         [][2]string
 	Warnings     []string
@@ -30,16 +34,28 @@ type htmlTable struct {
 }
 
 type htmlCell struct {
-	Text string
-	Num  bool
+	Text, Class string
+	Best        bool
 }
 
 func toHTMLTable(t *NamedTable) *htmlTable {
 	h := &htmlTable{ID: "table-" + t.Name, Title: t.Title, Caption: t.Caption, Name: t.Name, Header: t.Display.Header}
-	for _, row := range t.Display.Rows {
+	for i, row := range t.Display.Rows {
 		var cells []htmlCell
-		for _, c := range row {
-			cells = append(cells, htmlCell{Text: c, Num: numeric(c)})
+		for j, c := range row {
+			best := i < len(t.Best) && j < len(t.Best[i]) && t.Best[i][j]
+			var class []string
+			if numeric(c) {
+				class = append(class, "num")
+			}
+			if strings.Contains(c, " ± ") {
+				class = append(class, "pm")
+			}
+			if best {
+				class = append(class, "best")
+			}
+			// "12.5 ± 0.3" may wrap before the ± only.
+			cells = append(cells, htmlCell{Text: strings.ReplaceAll(c, " ± ", " ±\u00a0"), Class: strings.Join(class, " "), Best: best})
 		}
 		h.Rows = append(h.Rows, cells)
 	}
@@ -95,8 +111,17 @@ func (r *Report) metaRows() [][2]string {
 	return m
 }
 
+// figureFontFace is the CSS that makes the inline figures' text use the
+// very font their layout was measured with (Liberation Sans, embedded),
+// whatever fonts the reader's machine has.
+func figureFontFace() template.CSS {
+	return template.CSS("@font-face { font-family: 'fairbench-figures'; src: url(data:font/ttf;base64," +
+		base64.StdEncoding.EncodeToString(liberationsansregular.TTF) + ") format('truetype'); }\n" +
+		"figure svg text { font-family: 'fairbench-figures', " + SVGFontStack + " !important; }")
+}
+
 func (r *Report) html(out []rendered) ([]byte, error) {
-	d := pageData{Title: r.Options.Title, Intro: r.Options.Intro, Meta: r.metaRows(), Notes: r.Options.Notes}
+	d := pageData{Title: r.Options.Title, Intro: r.Options.Intro, Meta: r.metaRows(), Notes: r.Options.Notes, FontFace: figureFontFace()}
 	if r.Set != nil {
 		d.Warnings = r.Set.Warnings
 	}
@@ -124,28 +149,46 @@ var pageTemplate = template.Must(template.New("page").Parse(`<!DOCTYPE html>
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>{{.Title}}</title>
 <style>
-body { font-family: "Liberation Serif", "Times New Roman", serif; max-width: 70rem; margin: 2rem auto; padding: 0 1rem; color: #111; line-height: 1.4; }
-h1 { font-size: 1.7rem; margin-bottom: .3rem; }
-h2 { font-size: 1.3rem; border-bottom: 1px solid #ccc; margin-top: 2.2rem; }
+{{.FontFace}}
+body { font-family: "Liberation Sans", Arimo, Arial, Helvetica, sans-serif; max-width: 72rem; margin: 1.5rem auto; padding: 0 1rem; color: #111; line-height: 1.4; background: #fafafa; }
+h1 { font-size: 1.6rem; margin-bottom: .3rem; }
+h2 { font-size: 1.25rem; margin: .2rem 0 .6rem; }
 h3 { font-size: 1.05rem; margin: .2rem 0 .4rem; }
-dl.meta { display: grid; grid-template-columns: max-content auto; gap: .15rem 1rem; font-size: .95rem; }
+.card { background: #fff; border: 1px solid #dcdcdc; border-radius: 4px; padding: .8rem 1rem; margin: 1rem 0; box-sizing: border-box; max-width: 100%; }
+dl.meta { display: grid; grid-template-columns: max-content minmax(0, 1fr); gap: .15rem 1rem; font-size: .92rem; }
 dl.meta dt { font-weight: bold; }
 dl.meta dd { margin: 0; overflow-wrap: anywhere; }
 .warning { background: #fff4e0; border-left: 4px solid #e69f00; padding: .4rem .8rem; }
-figure { margin: 1.5rem 0; padding: .5rem; border: 1px solid #e4e4e4; break-inside: avoid; }
-figure svg { display: block; max-width: 100%; height: auto; margin: 0 auto; }
+figure.card { margin: 1rem 0; break-inside: avoid; }
+figure svg { display: block; width: 100%; height: auto; }
 figcaption { font-size: .9rem; color: #333; margin-top: .4rem; }
 figcaption a { margin-right: .5rem; }
-.tablewrap { overflow-x: auto; }
-table { border-collapse: collapse; font-size: .85rem; margin: .5rem 0 1rem; }
-th, td { border: 1px solid #d0d0d0; padding: .2rem .45rem; text-align: left; vertical-align: top; }
-th { background: #f3f3f3; }
-td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
+.tablewrap { overflow-x: auto; max-width: 100%; }
+table { border-collapse: collapse; font-size: .75rem; margin: .5rem 0; width: 100%; }
+th, td { border: 1px solid #d0d0d0; padding: .15rem .25rem; text-align: left; vertical-align: top; }
+td { overflow-wrap: anywhere; }
+td:first-child, th { overflow-wrap: normal; }
+th { background: #f0f0f0; font-weight: 600; hyphens: manual; }
+td.num { text-align: right; font-variant-numeric: tabular-nums; overflow-wrap: normal; white-space: nowrap; }
+td.num.pm { white-space: normal; }
+td.best { font-weight: bold; background: #e2f2e6; }
 nav ul { columns: 2; font-size: .9rem; }
+p.key { font-size: .85rem; color: #333; }
+@media print {
+  @page { size: A4 landscape; margin: 10mm; }
+  body { background: #fff; max-width: none; margin: 0; padding: 0; }
+  .card { border: none; padding: 0; margin: .6rem 0; }
+  nav { display: none; }
+  .tablewrap { overflow: visible; }
+  table { font-size: 6.5pt; width: 100%; }
+  thead { display: table-header-group; }
+  tr, figure { break-inside: avoid; }
+  figure svg { max-height: 17cm; }
+}
 </style>
 </head>
 <body>
-<header>
+<header class="card">
 <h1>{{.Title}}</h1>
 {{if .Intro}}<p>{{.Intro}}</p>{{end}}
 <dl class="meta">
@@ -154,39 +197,35 @@ nav ul { columns: 2; font-size: .9rem; }
 {{range .Warnings}}<p class="warning">{{.}}</p>
 {{end}}</header>
 <main>
-{{with .Comparison}}<section id="comparison">
+{{with .Comparison}}<section id="comparison" class="card">
 <h2>{{.Title}}</h2>
 <p>{{.Caption}}</p>
-<div class="tablewrap"><table id="{{.ID}}">
-<thead><tr>{{range .Header}}<th>{{.}}</th>{{end}}</tr></thead>
-<tbody>{{range .Rows}}<tr>{{range .}}<td{{if .Num}} class="num"{{end}}>{{.Text}}</td>{{end}}</tr>
-{{end}}</tbody></table></div>
+{{template "table" .}}
 </section>{{end}}
-{{if .Notes}}<section id="notes">
+{{if .Notes}}<section id="notes" class="card">
 <h2>Deviations and notes</h2>
 <ul>{{range .Notes}}<li>{{.}}</li>
 {{end}}</ul>
 </section>{{end}}
 {{if .Figures}}<section id="figures">
-<h2>Figures</h2>
-<nav><ul>{{range .Figures}}<li><a href="#{{.ID}}">{{.Title}}</a></li>{{end}}</ul></nav>
-{{range .Figures}}<figure id="{{.ID}}">
-<h3>{{.Title}}</h3>
+<nav class="card"><h2>Figures</h2><ul>{{range .Figures}}<li><a href="#{{.ID}}">{{.Title}}</a></li>{{end}}</ul></nav>
+{{range .Figures}}<figure id="{{.ID}}" class="card">
 {{.SVG}}
 <figcaption>{{.Caption}} Files: <a href="figures/{{.Name}}.svg">SVG</a><a href="figures/{{.Name}}.pdf">PDF</a><a href="figures/{{.Name}}.png">PNG</a><a href="figures/{{.Name}}.csv">data (CSV)</a></figcaption>
 </figure>
 {{end}}</section>{{end}}
-{{range .Tables}}<section id="{{.ID}}-section">
+{{range .Tables}}<section id="{{.ID}}-section" class="card">
 <h2>{{.Title}}</h2>
 <p>{{.Caption}} Files: <a href="tables/{{.Name}}.csv">CSV</a> <a href="tables/{{.Name}}.md">Markdown</a></p>
-<div class="tablewrap"><table id="{{.ID}}">
-<thead><tr>{{range .Header}}<th>{{.}}</th>{{end}}</tr></thead>
-<tbody>{{range .Rows}}<tr>{{range .}}<td{{if .Num}} class="num"{{end}}>{{.Text}}</td>{{end}}</tr>
-{{end}}</tbody></table></div>
+{{template "table" .}}
 </section>
 {{end}}</main>
 </body>
 </html>
+{{define "table"}}<div class="tablewrap"><table id="{{.ID}}">
+<thead><tr>{{range .Header}}<th>{{.}}</th>{{end}}</tr></thead>
+<tbody>{{range .Rows}}<tr>{{range .}}<td{{with .Class}} class="{{.}}"{{end}}{{if .Best}} title="best in this column"{{end}}>{{.Text}}</td>{{end}}</tr>
+{{end}}</tbody></table></div>{{end}}
 `))
 
 // markdown is report.md: the metadata, the comparison and notes, each
@@ -207,7 +246,7 @@ func (r *Report) markdown() []byte {
 		}
 	}
 	if c := r.Options.Comparison; c != nil {
-		fmt.Fprintf(&b, "## %s\n\n%s\n\n%s\n", c.Title, c.Caption, c.Display.Markdown())
+		fmt.Fprintf(&b, "## %s\n\n%s\n\n%s\n", c.Title, c.Caption, c.Markdown())
 	}
 	if len(r.Options.Notes) > 0 {
 		b.WriteString("## Deviations and notes\n\n")
@@ -227,7 +266,7 @@ func (r *Report) markdown() []byte {
 		if t == r.Options.Comparison {
 			continue
 		}
-		fmt.Fprintf(&b, "## %s\n\n%s\n\n%s\n", t.Title, t.Caption, t.Display.Markdown())
+		fmt.Fprintf(&b, "## %s\n\n%s\n\n%s\n", t.Title, t.Caption, t.Markdown())
 	}
 	return []byte(b.String())
 }

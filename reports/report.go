@@ -23,6 +23,10 @@ type Options struct {
 	// Calibration and Matrix, when set, add their figures and tables.
 	Calibration *Calibration
 	Matrix      *Matrix
+	// Figures are more figures to show after the report's own (e.g.
+	// reproduce's comparison with a paper), drawn with NewPlot and the
+	// other parts of the figure style; their names must not clash.
+	Figures []*Figure
 	// DPI is the PNG resolution (default DefaultDPI).
 	DPI int
 	// Version is the fairbench version writing the report.
@@ -51,7 +55,7 @@ func Build(s *Set, o Options) (*Report, error) {
 	if o.DPI <= 0 {
 		o.DPI = DefaultDPI
 	}
-	if s == nil && o.Calibration == nil && o.Matrix == nil {
+	if s == nil && o.Calibration == nil && o.Matrix == nil && len(o.Figures) == 0 {
 		return nil, fmt.Errorf("reports: nothing to report: no runs, calibration profile or property matrix")
 	}
 	r := &Report{Set: s, Options: o}
@@ -123,6 +127,7 @@ func Build(s *Set, o Options) (*Report, error) {
 			Caption: "Result per policy and property from " + o.Matrix.Path + "; (claimed) marks a property the policy claims.",
 			Data:    f.Data, Display: t})
 	}
+	r.Figures = append(r.Figures, o.Figures...)
 	// Names must be unique: they are file names.
 	var names []string
 	for _, f := range r.Figures {

@@ -3,6 +3,7 @@ package reports
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -13,6 +14,9 @@ type NamedTable struct {
 	Name, Title, Caption string
 	// Data is the CSV; Display the rounded cells shown in Markdown and HTML.
 	Data, Display *Table
+	// Best marks the display cells holding the best value of their column
+	// (Best[row][column]; nil: none marked), shown in bold.
+	Best [][]bool
 }
 
 // policyTable is the per-policy summary: per grid point and policy, each
@@ -33,7 +37,7 @@ func (s *Set) policyTable(groups []*policyGroup) *NamedTable {
 			seeds = append(seeds, fmt.Sprint(r.Record.Seed))
 		}
 		row := []string{g.Point.Label, g.Policy, fmt.Sprint(len(g.Runs)), strings.Join(seeds, " ")}
-		d := []string{g.Point.Label, g.Policy, fmt.Sprint(len(g.Runs))}
+		d := []string{s.pointWords(s.Axes, g.Point.Values), g.Policy, fmt.Sprint(len(g.Runs))}
 		if len(s.Points) == 1 {
 			d = d[1:]
 		}
@@ -45,8 +49,42 @@ func (s *Set) policyTable(groups []*policyGroup) *NamedTable {
 		disp.Rows = append(disp.Rows, d)
 	}
 	return &NamedTable{Name: "policies", Title: "Per-policy summary",
-		Caption: "Headline metrics per policy (and grid point), as the simulator computed them per run: mean over seeds ± the seed-to-seed standard deviation (the CSV has both, unrounded).",
-		Data:    data, Display: disp}
+		Caption: "Headline metrics per policy (and grid point), as the simulator computed them per run: mean over seeds ± the seed-to-seed standard deviation (the CSV has both, unrounded). Bold: the best value of its column (at its grid point).",
+		Data:    data, Display: disp, Best: bestCells(groups, len(disp.Header)-len(summaryMetrics))}
+}
+
+// bestCells marks, per grid point, the group with the best mean of each
+// summary metric that has a better direction (ties all marked); first is
+// the display column of the first metric.
+func bestCells(groups []*policyGroup, first int) [][]bool {
+	best := make([][]bool, len(groups))
+	for i := range best {
+		best[i] = make([]bool, first+len(summaryMetrics))
+	}
+	for k, m := range summaryMetrics {
+		if m.Better == 0 {
+			continue
+		}
+		top := map[*Point]float64{}
+		for _, g := range groups {
+			v := round(g.Stats[k].Mean, m.Digits)
+			if t, ok := top[g.Point]; !math.IsNaN(v) && (!ok || float64(m.Better)*(v-t) > 0) {
+				top[g.Point] = v
+			}
+		}
+		for i, g := range groups {
+			if t, ok := top[g.Point]; ok && round(g.Stats[k].Mean, m.Digits) == t {
+				best[i][first+k] = true
+			}
+		}
+	}
+	return best
+}
+
+// round rounds x to digits decimals, as it is shown.
+func round(x float64, digits int) float64 {
+	p := math.Pow(10, float64(digits))
+	return math.Round(x*p) / p
 }
 
 // userTable is the per-user summary per grid point and policy.
@@ -66,7 +104,7 @@ func (s *Set) userTable(groups []*userGroup) *NamedTable {
 			n = g.Stats[0].N
 		}
 		row := []string{g.Point.Label, g.Policy, g.User, fmt.Sprint(n)}
-		d := []string{g.Point.Label, g.Policy, g.User}
+		d := []string{s.pointWords(s.Axes, g.Point.Values), g.Policy, g.User}
 		if len(s.Points) == 1 {
 			d = d[1:]
 		}
@@ -91,7 +129,7 @@ func (s *Set) runTable() *NamedTable {
 		data.Rows = append(data.Rows, []string{r.Record.ID, r.Point.Label, r.Record.Policy, fmt.Sprint(r.Record.Seed),
 			r.Record.Scenario, r.Record.Fairbench, r.Record.Backend, throughputSource(r), fmt.Sprint(sm.Jobs),
 			f64(sm.MeanJCT / 3600), f64(sm.MeanRho), f64(100 * sm.Unfair), r.Path})
-		disp.Rows = append(disp.Rows, []string{r.Record.ID, r.Point.Label, r.Record.Policy, fmt.Sprint(r.Record.Seed), fmt.Sprint(sm.Jobs),
+		disp.Rows = append(disp.Rows, []string{r.Record.ID, s.pointWords(s.Axes, r.Point.Values), r.Record.Policy, fmt.Sprint(r.Record.Seed), fmt.Sprint(sm.Jobs),
 			fmt.Sprintf("%.2f", sm.MeanJCT/3600), fmt.Sprintf("%.3f", sm.MeanRho), fmt.Sprintf("%.1f", 100*sm.Unfair)})
 	}
 	return &NamedTable{Name: "runs", Title: "Runs",
@@ -122,6 +160,24 @@ func throughputSource(r *Run) string {
 		return t
 	}
 	return "catalogue"
+}
+
+// Markdown renders the display table as Markdown, the best cells bold.
+func (t *NamedTable) Markdown() string {
+	if t.Best == nil {
+		return t.Display.Markdown()
+	}
+	c := &Table{Header: t.Display.Header}
+	for i, row := range t.Display.Rows {
+		r := slices.Clone(row)
+		for j := range r {
+			if i < len(t.Best) && j < len(t.Best[i]) && t.Best[i][j] && r[j] != "" {
+				r[j] = "**" + r[j] + "**"
+			}
+		}
+		c.Rows = append(c.Rows, r)
+	}
+	return c.Markdown()
 }
 
 // Markdown renders a display table as a GitHub-flavoured Markdown table.

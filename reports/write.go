@@ -164,7 +164,7 @@ func (r *Report) writeInto(dir string) error {
 		if err := write(base+".csv", t.Data.CSV()); err != nil {
 			return err
 		}
-		if err := write(base+".md", []byte("# "+t.Title+"\n\n"+t.Caption+"\n\n"+t.Display.Markdown())); err != nil {
+		if err := write(base+".md", []byte("# "+t.Title+"\n\n"+t.Caption+"\n\n"+t.Markdown())); err != nil {
 			return err
 		}
 	}

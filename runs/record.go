@@ -7,10 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"sort"
 	"strconv"
-	"strings"
-	"text/tabwriter"
 
 	"fairbench/sim"
 )
@@ -71,20 +68,6 @@ func JobsCSV(w io.Writer, r *sim.Result) error {
 	return cw.Error()
 }
 
-// Table prints one line per record: the headline metrics side by side, with
-// the grid point (its axes other than policy and seed) when there is one.
-func Table(w io.Writer, recs []*Record) error {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "point\tpolicy\tseed\tjobs\tmean JCT h\tmedian h\tp99 h\tmakespan h\tmean ρ\tmax ρ\tunfair %\tJain\tutil %\tpreempt\tmigrate\t")
-	for _, r := range recs {
-		s := r.Result.Summary
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%.2f\t%.2f\t%.2f\t%.2f\t%.3f\t%.2f\t%.1f\t%.3f\t%.1f\t%d\t%d\t\n",
-			pointLabel(r.Point), r.Policy, r.Seed, s.Jobs, s.MeanJCT/3600, s.MedianJCT/3600, s.P99JCT/3600, s.Makespan/3600,
-			s.MeanRho, s.MaxRho, 100*s.Unfair, s.JainUsers, 100*s.Utilisation, s.Preemptions, s.Migrations)
-	}
-	return tw.Flush()
-}
-
 // TimingCSV writes the measured solver time of every decision.
 func TimingCSV(w io.Writer, r *sim.Result) error {
 	var b bytes.Buffer
@@ -94,24 +77,4 @@ func TimingCSV(w io.Writer, r *sim.Result) error {
 	}
 	_, err := w.Write(b.Bytes())
 	return err
-}
-
-// pointLabel writes a grid point's axes other than policies and seed as
-// "path=value" pairs in path order ("-" when there are none).
-func pointLabel(p map[string]any) string {
-	var keys []string
-	for k := range p {
-		if k != "policies" && k != "seed" {
-			keys = append(keys, k)
-		}
-	}
-	if len(keys) == 0 {
-		return "-"
-	}
-	sort.Strings(keys)
-	parts := make([]string, len(keys))
-	for i, k := range keys {
-		parts[i] = fmt.Sprintf("%s=%v", k, p[k])
-	}
-	return strings.Join(parts, " ")
 }

@@ -77,7 +77,14 @@ func (s *Spec) Build(seed int64) (*Workload, error) {
 			return nil, s.src.locate(errf("throughputs", "%v", err))
 		}
 	}
-	e, ferr := s.validate(newFigures(*cat, fileMatrix))
+	figs := newFigures(*cat, fileMatrix)
+	if s.Calibration != "" {
+		var ferr *fieldError
+		if figs, ferr = calibrated(figs, s.Calibration); ferr != nil {
+			return nil, s.src.locate(ferr)
+		}
+	}
+	e, ferr := s.validate(figs)
 	if ferr != nil {
 		return nil, s.src.locate(ferr)
 	}

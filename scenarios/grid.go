@@ -62,7 +62,7 @@ type AxisValue struct {
 
 // Input is a file a run reads, with the digest of its content.
 type Input struct {
-	Role   string // "throughputs" or "trace"
+	Role   string // "throughputs", "calibration" or "trace"
 	Path   string // resolved against the scenario file's directory
 	SHA256 string // hex SHA-256 of the file's bytes when the grid was loaded
 }
@@ -378,6 +378,14 @@ func (g *Grid) makeRun(point, ord []int, files *inputCache, catFP string) (Run, 
 		figs = in.figures
 		run.Inputs = append(run.Inputs, Input{Role: "throughputs", Path: s.Throughputs, SHA256: in.sha})
 	}
+	if s.Calibration != "" {
+		cf, sha, err := files.calibratedFigures(figs, s.Calibration)
+		if err != nil {
+			return Run{}, g.locateAt(asFieldError("calibration", err), pt)
+		}
+		figs = cf
+		run.Inputs = append(run.Inputs, Input{Role: "calibration", Path: s.Calibration, SHA256: sha})
+	}
 	if s.Workload.Trace != "" {
 		in, err := files.get(s.Workload.Trace, false)
 		if err != nil {
@@ -500,6 +508,7 @@ func (s *Spec) finish() {
 		if s.Workload.Trace != "" && !filepath.IsAbs(s.Workload.Trace) {
 			s.Workload.Trace = filepath.Join(s.src.dir, s.Workload.Trace)
 		}
+		s.resolveCalibration()
 	}
 	if s.Workload.Generator == GeneratorTrace && s.Workload.TraceFormat == "" {
 		s.Workload.TraceFormat = FormatGavel
@@ -527,6 +536,8 @@ func runID(s Spec, inputs []Input, catFP string) string {
 			s.Throughputs = "sha256:" + in.SHA256
 		case "trace":
 			s.Workload.Trace = "sha256:" + in.SHA256
+		case "calibration":
+			s.Calibration = "sha256:" + in.SHA256
 		}
 	}
 	doc := struct {
@@ -550,7 +561,7 @@ func catalogueFingerprint(cat models.Catalog) string {
 		fmt.Fprintf(&b, "gpu\t%s\t%g\t%d\n", t.Name, t.MemoryGB, t.Rank)
 	}
 	for _, t := range cat.JobTypes {
-		fmt.Fprintf(&b, "job\t%s\t%s\t%d\t%g\t%g\n", t.Name, t.Model, t.BatchSize, t.MemoryGB, t.StateGB)
+		fmt.Fprintf(&b, "job\t%s\t%s\t%d\t%g\t%g\t%g\n", t.Name, t.Model, t.BatchSize, t.MemoryGB, t.StateGB, t.EpochSamples)
 	}
 	if cat.Matrix != nil {
 		for _, k := range cat.Matrix.Keys() {
@@ -570,6 +581,8 @@ type inputCache struct {
 	files     map[string]*inputFile
 	catalogue *figures         // the catalogue alone
 	gpuTypes  []models.GPUType // the GPU types a throughputs file may name
+	// calibrated: figures with a calibration record applied (calibration.go)
+	calibrated map[calibratedKey]*figures
 }
 
 type inputFile struct {

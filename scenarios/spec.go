@@ -87,6 +87,13 @@ type Spec struct {
 	// name (no memory need, no state size).
 	Throughputs string `mapstructure:"throughputs" json:"throughputs"`
 
+	// Calibration names a calibration record (what `fairbench calibrate
+	// run`, `colocate` or `merge` writes), relative to the scenario file,
+	// whose measured job type memory and co-location pairs apply over the
+	// catalogue's and the throughputs file's (see calibration.go and
+	// docs/calibration.md). Optional; no grid axis.
+	Calibration string `mapstructure:"calibration" json:"calibration,omitempty" grid:"none"`
+
 	// Preemption prices checkpoint-restore on preemption and migration.
 	Preemption PreemptionSpec `mapstructure:"preemption" json:"preemption"`
 

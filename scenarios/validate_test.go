@@ -29,7 +29,7 @@ func TestBadInput(t *testing.T) {
 		{"tab indentation", "cluster:\n\tservers: []\n", []string{"bad.yaml:2: malformed YAML"}},
 		{"duplicate key", okCluster + "seed: 1\nseed: 2\n", []string{"bad.yaml:6: seed: duplicate key (first at line 5)"}},
 		{"unknown top-level key", okCluster + "polices: [fifo]\n",
-			[]string{"bad.yaml:5: polices: unknown key", "known keys here: cluster,"}},
+			[]string{"bad.yaml:5: polices: unknown key", "known keys here: calibration, cluster,"}},
 		{"unknown nested key", okCluster + "workload: {jobz: 3}\n", []string{"bad.yaml:5: workload.jobz: unknown key"}},
 		{"no cluster", "seed: 1\n", []string{"bad.yaml: cluster.servers: required"}},
 		{"servers not a list", "cluster:\n  servers: {type: V100}\n", []string{"bad.yaml:2: cluster.servers: must be a list"}},

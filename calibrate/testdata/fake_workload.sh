@@ -4,6 +4,8 @@
 # behaviour; the arguments the runner passes are ignored except
 # --batch-size, which FAKE_MODE=interrupt uses to hang on batch size 2.
 mode=${FAKE_MODE:-ok}
+# FAKE_PIDFILE: where to write this shell's PID (its process group's ID).
+[ -n "${FAKE_PIDFILE:-}" ] && echo $$ >"$FAKE_PIDFILE"
 batch=1
 while [ $# -gt 0 ]; do
   case $1 in

@@ -37,7 +37,8 @@ Output protocol, one JSON object per line on stdout, only from worker 0
    "torch", "python", "devices": [names]}
   {"event": "step", "step": i (1-based), "time": seconds of this step, "samples": samples
    in this step (all workers), "loss": float or null, "mem_bytes": peak bytes allocated by
-   torch on the device (CUDA) | "rss_bytes": peak resident set of worker 0 (CPU)}
+   torch on the device and "reserved_bytes": peak bytes its caching allocator held (CUDA) |
+   "rss_bytes": peak resident set of worker 0, the OS's ru_maxrss (CPU)}
   {"event": "done", "steps": N}
   {"event": "oom", "step": i, "rank": r, "message": "..."}   then exit status 3
   {"event": "flops", ...}   with --count-flops instead of training (see count_flops)
@@ -288,7 +289,10 @@ def worker(rank, a, port):
         gen = torch.Generator().manual_seed(a.seed + rank)
         x, y = synthetic_batch(a, a.batch_size, device, gen)
         loss_fn = nn.CrossEntropyLoss()
-        scaler = torch.cuda.amp.GradScaler(enabled=a.amp and cuda)
+        try:  # torch.amp.GradScaler since PyTorch 2.3; torch.cuda.amp's is deprecated there
+            scaler = torch.amp.GradScaler("cuda", enabled=a.amp and cuda)
+        except (AttributeError, TypeError):
+            scaler = torch.cuda.amp.GradScaler(enabled=a.amp and cuda)
         if a.amp:
             autocast = (lambda: torch.autocast("cuda", dtype=torch.float16)) if cuda else \
                 (lambda: torch.autocast("cpu", dtype=torch.bfloat16))
@@ -331,6 +335,7 @@ def worker(rank, a, port):
                        "loss": lv if math.isfinite(lv) else None}
                 if cuda:
                     rec["mem_bytes"] = torch.cuda.max_memory_allocated(device)
+                    rec["reserved_bytes"] = torch.cuda.max_memory_reserved(device)
                 else:
                     rec["rss_bytes"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
                 emit(rec)

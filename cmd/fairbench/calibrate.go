@@ -14,8 +14,6 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"fairbench/internal/atomicfile"
-
 	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
@@ -55,12 +53,23 @@ machine (NVML telemetry alongside) and turns it into a GPU type of the throughpu
 matrix that scenarios use with 'throughputs: FILE':
 
   devices      list the GPUs NVML sees (exit status 2 without an NVIDIA driver)
-  run          measure every entry of a profile (devices × models × batch sizes × gangs)
-  merge        add calibration results to a Gavel-format matrix file
+  run          measure every entry of a profile (devices × models × batch sizes × gangs),
+               with peak memory, and its co-location pairs when it has a colocate section
+  colocate     measure only the profile's co-location pairs (alone and paired)
+  merge        add calibration results to a Gavel-format matrix file (and write the
+               gpu_types block, the merged record and, with --scenario, a scenario)
   extrapolate  estimate an unmeasured GPU type from its datasheet
-  workload     print the built-in training script (torch_train.py)`,
+  workload     print the built-in training script (torch_train.py)
+
+The path from a new GPU to a report, in four commands (docs/calibration.md):
+
+  fairbench calibrate run --profile b200.yaml --out cal
+  fairbench calibrate merge cal/b200.json cal/b200.calibration.json --scenario cal/scenario.yaml
+  fairbench simulate cal/scenario.yaml --out cal/sim
+  fairbench report cal/sim --out cal/report`,
 	}
-	cmd.AddCommand(newCalibrateDevices(s), newCalibrateRun(s), newCalibrateMerge(), newCalibrateExtrapolate(), newCalibrateWorkload())
+	cmd.AddCommand(newCalibrateDevices(s), newCalibrateRun(s, false), newCalibrateRun(s, true), newCalibrateMerge(s),
+		newCalibrateExtrapolate(), newCalibrateWorkload())
 	return cmd
 }
 
@@ -168,16 +177,18 @@ func known[T int | uint32 | float64](v T) string {
 	return fmt.Sprint(v)
 }
 
-func newCalibrateRun(s *settings) *cobra.Command {
+func newCalibrateRun(s *settings, onlyPairs bool) *cobra.Command {
 	var profile, python, lib string
 	cmd := &cobra.Command{
 		Use:   "run --profile FILE",
-		Short: "Measure the training throughput of every entry of a calibration profile",
+		Short: "Measure the training throughput and memory of every entry of a calibration profile",
 		Long: `run measures every device × model × batch size × gang size of a profile (YAML or JSON; see
-'go doc fairbench/calibrate Spec'): it starts the training workload pinned to its GPUs,
-samples NVML at sample_hz, drops the warm-up, waits for a steady step time and records
-steps/s and samples/s with 95% confidence intervals, power, energy per sample, peak memory
-and throttling. Results go to --out as <name>.calibration.json (every entry, with
+'go doc fairbench/calibrate Spec' and docs/calibration.md): it starts the training workload
+pinned to its GPUs, samples NVML at sample_hz, drops the warm-up, waits for a steady step
+time and records steps/s and samples/s with 95% confidence intervals, power, energy per
+sample, peak memory (NVML's on a GPU; on the CPU the process's peak resident set, a CPU
+figure) and throttling. A profile with a colocate section then measures its pairs (see
+'calibrate colocate'). Results go to --out as <name>.calibration.json (every entry, with
 provenance and telemetry) and <name>.throughputs.json (the Gavel-format matrix; an entry
 that ran out of memory is a 0, "does not fit"), rewritten after each entry, so Ctrl-C
 leaves both valid. An entry that crashes, hangs or prints garbage is recorded with its
@@ -185,11 +196,14 @@ stderr tail, the run goes on, and the command exits 1 at the end.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if profile == "" {
-				return errors.New("calibrate run: --profile FILE is required")
+				return fmt.Errorf("calibrate %s: --profile FILE is required", cmd.Name())
 			}
 			spec, err := calibrate.ReadSpec(profile)
 			if err != nil {
 				return err
+			}
+			if onlyPairs && spec.Colocate == nil {
+				return fmt.Errorf("calibrate colocate: profile %s has no colocate section (pairs to run)", profile)
 			}
 			var probe calibrate.Probe
 			if spec.NeedsNVML() {
@@ -200,22 +214,44 @@ stderr tail, the run goes on, and the command exits 1 at the end.`,
 			}
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
-			r := &calibrate.Runner{Spec: spec, Probe: probe, OutDir: s.out(), Version: version.String(),
-				Python: s.v.GetString("python"), Progress: runProgress(cmd.ErrOrStderr(), len(spec.Entries()))}
+			total := len(spec.AllEntries()) + len(spec.PairEntries())
+			r := &calibrate.Runner{Spec: spec, Probe: probe, OutDir: s.out(), Version: version.String(), OnlyPairs: onlyPairs,
+				Python: s.v.GetString("python"), Progress: runProgress(cmd.ErrOrStderr(), total)}
+			if python != "" {
+				r.Python = python
+			}
 			rec, err := r.Run(ctx)
 			if rec != nil {
-				fmt.Fprintf(cmd.OutOrStdout(), "%s: %d of %d entries measured; %s", spec.Name, len(rec.Entries), len(spec.Entries()), r.RecordPath())
+				w := cmd.OutOrStdout()
+				fmt.Fprintf(w, "%s: %d entries and %d pairs measured; %s", spec.Name, len(rec.Entries), len(rec.Pairs), r.RecordPath())
 				if _, serr := os.Stat(r.MatrixPath()); serr == nil {
-					fmt.Fprintf(cmd.OutOrStdout(), ", %s", r.MatrixPath())
+					fmt.Fprintf(w, ", %s", r.MatrixPath())
 				}
-				fmt.Fprintln(cmd.OutOrStdout())
-				printEntries(cmd.OutOrStdout(), rec.Entries)
+				fmt.Fprintln(w)
+				printEntries(w, rec.Entries)
+				printPairs(w, rec.Pairs)
+				printMemory(w, calibrate.FitMemory(rec.Entries))
 			}
 			if errors.Is(err, calibrate.ErrInterrupted) {
 				return exitWith{err: fmt.Errorf("%w; the files hold the entries that finished", err), code: 130}
 			}
 			return noNVML(err)
 		},
+	}
+	if onlyPairs {
+		cmd.Use = "colocate --profile FILE"
+		cmd.Short = "Measure co-location interference: pairs of workloads sharing the same GPUs"
+		cmd.Long = `colocate runs the pairs of a profile's colocate section: both workloads of a pair at the
+same time on the same device(s) — time-sliced, and with MPS (mode mps) where the machine has
+it — at gang sizes 1, 2, 4 and 8 where the device has the GPUs (or colocate.gang_sizes).
+Each workload is first measured alone (as 'calibrate run' measures an entry), then paired:
+each gets its own steady-state search and 95% confidence interval; the one measured first
+keeps running until its partner is measured. A pair whose alone memory peaks add up to
+more than the device holds, or that runs out of memory paired, is recorded as "cannot
+share" (a [0, 0] pair in Gavel's format, which forbids co-locating the two). On the CPU
+both are torch processes on the same cores. Results go to --out like 'calibrate run'; the
+pairs are in <name>.throughputs.json in Gavel's pair format and in the record, where
+'calibrate merge' and a scenario's 'calibration:' key take them.`
 	}
 	cmd.Flags().StringVar(&profile, "profile", "", "the calibration profile (YAML or JSON)")
 	cmd.Flags().StringVar(&python, "python", "", "the Python interpreter that runs the workload (default: the profile's python, else "+calibrate.DefaultPython+")")
@@ -264,8 +300,70 @@ func entryLine(e *calibrate.Entry) string {
 func printEntries(w io.Writer, es []calibrate.Entry) {
 	for i := range es {
 		e := &es[i]
-		fmt.Fprintf(w, "  %s on %s ×%d (%s): %s\n", e.JobType, e.GPUType, e.Gang, e.DeviceName, entryLine(e))
+		line := entryLine(e)
+		if e.MemoryBytes > 0 {
+			line += fmt.Sprintf(", memory %.4g MB (%s)", float64(e.MemoryBytes)/1e6, memoryWhat(e.MemoryFrom))
+		}
+		fmt.Fprintf(w, "  %s on %s ×%d (%s): %s\n", e.JobType, e.GPUType, e.Gang, e.DeviceName, line)
 	}
+}
+
+// memoryWhat says what a memory figure is; a CPU figure says so.
+func memoryWhat(from string) string {
+	switch from {
+	case calibrate.MemoryFromCPURSS:
+		return "CPU: peak RSS, not a GPU figure"
+	case calibrate.MemoryFromNVML:
+		return "NVML peak used"
+	default:
+		return "PyTorch peak reserved"
+	}
+}
+
+func pairLine(p *calibrate.PairEntry) string {
+	switch p.Status {
+	case calibrate.PairOK:
+		s := fmt.Sprintf("%s %.4g → %.4g steps/s %s (ξ %.3g), %s %.4g → %.4g steps/s %s (ξ %.3g)",
+			p.A.JobType, p.A.AloneStepsPerSecond, p.A.PairedStepsPerSecond, ciString(p.A.PairedCI), p.A.Slowdown,
+			p.B.JobType, p.B.AloneStepsPerSecond, p.B.PairedStepsPerSecond, ciString(p.B.PairedCI), p.B.Slowdown)
+		if p.Reason != "" {
+			s += " (" + p.Reason + ")"
+		}
+		return s
+	case calibrate.PairCannotShare:
+		return "cannot share: " + p.Reason
+	}
+	return "FAILED: " + p.Reason
+}
+
+func printPairs(w io.Writer, ps []calibrate.PairEntry) {
+	for i := range ps {
+		p := &ps[i]
+		fmt.Fprintf(w, "  pair on %s ×%d (%s, %s): %s\n", p.GPUType, p.Gang, p.DeviceName, p.Mode, pairLine(p))
+	}
+}
+
+// printMemory prints the memory model fits.
+func printMemory(w io.Writer, fits []calibrate.MemoryFit) {
+	if len(fits) == 0 {
+		return
+	}
+	fmt.Fprintln(w, "memory model (fixed + per-sample × batch, per worker):")
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "  FAMILY\tGPU TYPE\tGANG\tMEASURED\tBATCH SIZES\tFIXED GB\tPER SAMPLE MB\tHELD-BACK BATCH\tPREDICTED GB\tMEASURED GB\tERROR")
+	for _, f := range fits {
+		var bs []string
+		for _, p := range f.Points {
+			bs = append(bs, fmt.Sprint(p.BatchSize))
+		}
+		held := "-\t-\t-\t-"
+		if f.HeldBackBatch > 0 {
+			held = fmt.Sprintf("%d\t%.3f\t%.3f\t%+.1f%%", f.HeldBackBatch, f.HeldBackPredicted/1e9, float64(f.HeldBackMeasured)/1e9, 100*f.HeldBackError)
+		}
+		fmt.Fprintf(tw, "  %s\t%s\t%d\t%s\t%s\t%.3f\t%.2f\t%s\n", f.Family, f.GPUType, f.Gang, memoryWhat(f.From), strings.Join(bs, ","),
+			f.FixedBytes/1e9, f.PerSampleBytes/1e6, held)
+	}
+	tw.Flush()
 }
 
 // runProgress shows a bar on a terminal and plain lines otherwise.
@@ -275,8 +373,10 @@ func runProgress(w io.Writer, total int) func(calibrate.Progress) {
 			progressbar.OptionClearOnFinish(), progressbar.OptionSetDescription("calibrating"))
 		return func(p calibrate.Progress) {
 			switch {
-			case p.Done != nil:
+			case p.Done != nil || p.PairDone != nil:
 				_ = bar.Add(1)
+			case p.Pair != nil:
+				bar.Describe(fmt.Sprintf("pair %s: step %d, %s", p.Pair, p.Step, p.Phase))
 			default:
 				bar.Describe(fmt.Sprintf("%s on %s ×%d: step %d, %s", p.Entry.JobType(), p.Entry.Device.Device, p.Entry.Gang, p.Step, p.Phase))
 			}
@@ -285,9 +385,14 @@ func runProgress(w io.Writer, total int) func(calibrate.Progress) {
 	last := map[int]calibrate.Phase{}
 	return func(p calibrate.Progress) {
 		head := fmt.Sprintf("[%d/%d] %s on %s ×%d", p.Index+1, p.Total, p.Entry.JobType(), p.Entry.Device.Device, p.Entry.Gang)
+		if p.Pair != nil {
+			head = fmt.Sprintf("[%d/%d] pair %s", p.Index+1, p.Total, p.Pair)
+		}
 		switch {
 		case p.Done != nil:
 			fmt.Fprintf(w, "%s: %s\n", head, entryLine(p.Done))
+		case p.PairDone != nil:
+			fmt.Fprintf(w, "%s: %s\n", head, pairLine(p.PairDone))
 		case p.Step == 0:
 			fmt.Fprintf(w, "%s: starting\n", head)
 		case last[p.Index] != p.Phase:
@@ -297,50 +402,112 @@ func runProgress(w io.Writer, total int) func(calibrate.Progress) {
 	}
 }
 
-func newCalibrateMerge() *cobra.Command {
-	var output string
+func newCalibrateMerge(s *settings) *cobra.Command {
+	var output, scenario, sharing string
+	var gpuTypes []string
 	cmd := &cobra.Command{
-		Use:   "merge MATRIX.json INPUT...",
+		Use:   "merge BASE.json INPUT... [--output OUT.json] [--scenario FILE]",
 		Short: "Add calibration results to a Gavel-format throughput matrix file",
-		Long: `merge adds the figures of each INPUT — a calibration record (<name>.calibration.json)
-or a Gavel-format throughput file — to MATRIX.json (created if missing; rewritten
-atomically, or written to --output). Later inputs win; every replaced figure is listed.
-Scenarios use the result with 'throughputs: MATRIX.json', over the built-in catalogue.`,
+		Long: `merge adds the figures of each INPUT — a calibration record (<name>.calibration.json from
+'calibrate run' or 'calibrate colocate') or a Gavel-format throughput file — to BASE.json
+and writes the result to --output (default: BASE.json itself).
+
+BASE.json is the throughput matrix you are adding to, in the format of Gavel's
+simulation_throughputs.json. It need not exist: name a new file (cal/b200.json) to start
+an empty one, or give an earlier merge's output, or a copy of Gavel's own file, to add the
+new figures to it. Scenarios read it with 'throughputs: FILE', over the built-in catalogue.
+
+Later inputs win; every replaced figure is listed. The records' measured co-location pairs
+(--sharing: timeslice, or mps) go into the matrix in Gavel's pair format, scaled so that
+each keeps its measured slowdown. Beside the output go OUT.calibration.json, the merged
+record (every measurement with its provenance: what a scenario's 'calibration:' key reads
+for job types' memory_gb and fixed_memory_gb and for the pairs; a later merge into OUT.json
+keeps it), and, when the output names GPU types the catalogue lacks, OUT.gpu_types.yaml,
+the gpu_types block a scenario needs. --scenario FILE also writes a ready scenario that uses
+all of them. Every file is written completely or not at all, Ctrl-C included.
+
+A GPU type the catalogue lacks must be declared: a record declares its own (its profile's
+gpu_types); for a Gavel-format file give --gpu-types FILE, any YAML or JSON file with a
+gpu_types list (a datasheet file, a profile or a scenario).`,
 		Args: cobra.MinimumNArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			rep, err := calibrate.MergeFiles(args[0], args[1:], output)
+			opt := calibrate.MergeOptions{Output: output, Sharing: sharing, Version: version.String()}
+			for _, f := range gpuTypes {
+				ds, err := calibrate.ReadGPUTypes(f)
+				if err != nil {
+					return err
+				}
+				opt.Declared = append(opt.Declared, ds...)
+			}
+			rep, err := calibrate.Merge(args[0], args[1:], opt)
 			if err != nil {
 				return err
 			}
+			if scenario != "" {
+				data, err := calibrate.ScenarioFor(rep, scenario, args[1:])
+				if err != nil {
+					return err
+				}
+				rep.Files[scenario] = data
+			}
+			werr := calibrate.WriteAll(rep.Files)
+			if werr != nil && !errors.Is(werr, calibrate.ErrInterrupted) {
+				return werr
+			}
 			w := cmd.OutOrStdout()
-			fmt.Fprintf(w, "%s: %d figures (%d before, %d added, %d replaced, %d unchanged); GPU types merged: %s\n",
-				rep.Output, rep.Total, rep.Base, rep.Added, len(rep.Replaced), rep.Same, strings.Join(rep.GPUTypes, ", "))
+			fmt.Fprintf(w, "%s: %d figures (%d before, %d added, %d replaced, %d unchanged), %d pair figures; GPU types merged: %s\n",
+				rep.Output, rep.Total, rep.Base, rep.Added, len(rep.Replaced), rep.Same, rep.Pairs, strings.Join(rep.GPUTypes, ", "))
 			for _, c := range rep.Replaced {
 				fmt.Fprintf(w, "  replaced %v: %.6g → %.6g (from %s)\n", c.Key, c.Old, c.New, c.From)
+			}
+			for _, p := range sortedPaths(rep.Files) {
+				if p != rep.Output {
+					fmt.Fprintf(w, "wrote %s\n", p)
+				}
+			}
+			printMemory(w, rep.Memory)
+			if werr != nil {
+				return exitWith{err: werr, code: 130}
 			}
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&output, "output", "", "write the merged matrix here instead of MATRIX.json")
+	cmd.Flags().StringVar(&output, "output", "", "write the merged matrix here instead of BASE.json")
+	cmd.Flags().StringVar(&scenario, "scenario", "", "also write a scenario that uses the merged files")
+	cmd.Flags().StringVar(&sharing, "sharing", calibrate.ModeTimeSlice, "the co-location mode whose pairs go into the matrix: timeslice or mps")
+	cmd.Flags().StringSliceVar(&gpuTypes, "gpu-types", nil, "a file with a gpu_types list declaring GPU types the catalogue lacks (repeatable)")
 	return cmd
 }
 
+func sortedPaths(files map[string][]byte) []string {
+	out := make([]string, 0, len(files))
+	for p := range files {
+		out = append(out, p)
+	}
+	sort.Strings(out)
+	return out
+}
+
 func newCalibrateExtrapolate() *cobra.Command {
-	var gpus, measured []string
+	var gpus, measured, datasheets []string
 	var method, output string
 	var tf32, asJSON bool
 	cmd := &cobra.Command{
-		Use:   "extrapolate --gpu TYPE",
+		Use:   "extrapolate --gpu TYPE [--datasheet FILE]",
 		Short: "Estimate throughput on an unmeasured GPU type from its datasheet",
 		Long: `extrapolate estimates every job type with a counted cost (Gavel's ResNet-18, ResNet-50
 and LM, the Sia cifar10 and imagenet jobs, calibrate's own models) on GPU type TYPE from
-its datasheet (peak FLOP/s by precision, memory bandwidth and size; calibrate/data/gpus.json)
-and per-job efficiency factors fitted on the measured types: the catalogue's figures plus
-any --measured file (calibration records or Gavel-format files). It first reports the
-leave-one-type-out error on the measured types — how far to trust the estimates. TYPE's own
-measured figures, if any, are left out of the fit and shown beside the estimates.
---output writes the estimates as a Gavel-format file (and FILE.extrapolation.json with
-the method and errors); they are estimates, not measurements.`,
+its datasheet (peak FLOP/s by precision, memory bandwidth and size) and per-job efficiency
+factors fitted on the measured types: the catalogue's figures plus any --measured file
+(calibration records or Gavel-format files). The catalogue's types have built-in
+datasheets (calibrate/data/gpus.json); a type the catalogue lacks needs one: --datasheet
+FILE (a YAML or JSON file with a gpu_types list of {name, memory_gb, rank, peak_tflops:
+{fp32, tf32, fp16}, memory_bandwidth_gb_s, source}), or a --measured record whose profile
+declares it with its peaks. It first reports the leave-one-type-out error on the measured
+types — how far to trust the estimates. TYPE's own measured figures, if any, are left out
+of the fit and shown beside the estimates. --output writes the estimates as a Gavel-format
+file (and FILE.extrapolation.json with the method and errors); they are estimates, not
+measurements.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if len(gpus) == 0 {
@@ -350,19 +517,33 @@ the method and errors); they are estimates, not measurements.`,
 			if err != nil {
 				return err
 			}
+			var declared []calibrate.GPUDecl
+			for _, f := range datasheets {
+				ds, err := calibrate.ReadGPUTypes(f)
+				if err != nil {
+					return err
+				}
+				declared = append(declared, ds...)
+			}
 			m := models.Catalogue().Matrix
 			memory := map[string]uint64{}
 			for _, f := range measured {
-				fm, err := calibrate.LoadMatrix(f)
+				if rec, err := calibrate.ReadRecord(f); err == nil {
+					declared = append(declared, rec.GPUTypes...)
+					for _, e := range rec.Entries {
+						memory[e.JobType] = max(memory[e.JobType], e.MemoryBytes, e.PeakTorchMemBytes)
+					}
+				}
+			}
+			if err := data.Declare(declared); err != nil {
+				return err
+			}
+			for _, f := range measured {
+				fm, err := calibrate.LoadMatrix(f, declared)
 				if err != nil {
 					return err
 				}
 				m.Merge(fm)
-				if rec, err := calibrate.ReadRecord(f); err == nil {
-					for _, e := range rec.Entries {
-						memory[e.JobType] = max(memory[e.JobType], e.PeakTorchMemBytes)
-					}
-				}
 			}
 			x, err := calibrate.NewExtrapolator(data, m, memory, calibrate.ExtrapolateOptions{Method: method, TF32: tf32})
 			if err != nil {
@@ -375,11 +556,13 @@ the method and errors); they are estimates, not measurements.`,
 				Sources   map[string]string               `json:"datasheets"`
 			}{LOO: loo, Estimates: map[string][]calibrate.Estimate{}, Sources: map[string]string{}}
 			est := models.NewMatrix()
+			var names []string
 			for _, g := range gpus {
-				t, ok := data.GPUs[canonicalGPU(g)]
+				t, ok := data.Datasheet(g)
 				if !ok {
-					return fmt.Errorf("calibrate extrapolate: --gpu %q: no datasheet (have: %s)", g, strings.Join(sortedDatasheets(data), ", "))
+					return fmt.Errorf("calibrate extrapolate: --gpu %q: no datasheet (have: %s); give one with --datasheet FILE", g, strings.Join(sortedDatasheets(data), ", "))
 				}
+				names = append(names, t.Type)
 				es, err := x.Estimates(t.Type)
 				if err != nil {
 					return err
@@ -394,15 +577,13 @@ the method and errors); they are estimates, not measurements.`,
 				}
 			}
 			if output != "" {
-				gav, err := calibrate.EncodeGavel(est)
+				gav, err := calibrate.EncodeGavelFor(est, declared)
 				if err != nil {
 					return err
 				}
 				side, _ := json.MarshalIndent(out, "", "  ")
-				if err := atomicfile.Write(output, gav); err != nil {
-					return err
-				}
-				if err := atomicfile.Write(strings.TrimSuffix(output, filepath.Ext(output))+".extrapolation.json", append(side, '\n')); err != nil {
+				files := map[string][]byte{output: gav, strings.TrimSuffix(output, filepath.Ext(output)) + ".extrapolation.json": append(side, '\n')}
+				if err := calibrate.WriteAll(files); err != nil {
 					return err
 				}
 			}
@@ -413,30 +594,21 @@ the method and errors); they are estimates, not measurements.`,
 				return enc.Encode(out)
 			}
 			printLOO(w, loo)
-			for _, g := range gpus {
-				t := data.GPUs[canonicalGPU(g)]
-				fmt.Fprintf(w, "\nestimates for %s (%s):\n", t.Type, t.Source)
-				printEstimates(w, out.Estimates[t.Type])
+			for _, n := range names {
+				fmt.Fprintf(w, "\nestimates for %s (%s):\n", n, out.Sources[n])
+				printEstimates(w, out.Estimates[n])
 			}
 			return nil
 		},
 	}
 	cmd.Flags().StringSliceVar(&gpus, "gpu", nil, "GPU type to estimate (repeatable)")
+	cmd.Flags().StringSliceVar(&datasheets, "datasheet", nil, "a file with a gpu_types list giving the datasheet of a type the catalogue lacks (repeatable)")
 	cmd.Flags().StringSliceVar(&measured, "measured", nil, "more measured figures: a calibration record or Gavel-format file (repeatable)")
 	cmd.Flags().StringVar(&method, "method", calibrate.DefaultMethod, "two-term or roofline")
 	cmd.Flags().BoolVar(&tf32, "tf32", false, "take fp32 jobs at the TF32 tensor-core peak on Ampere and newer")
 	cmd.Flags().StringVar(&output, "output", "", "write the estimates as a Gavel-format file")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	return cmd
-}
-
-func canonicalGPU(name string) string {
-	for _, t := range models.Catalogue().GPUTypes {
-		if strings.EqualFold(t.Name, name) {
-			return t.Name
-		}
-	}
-	return name
 }
 
 func sortedDatasheets(d *calibrate.ExtrapolationData) []string {

@@ -54,7 +54,7 @@ steps: 60
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(out, "2 of 2 entries measured") || !strings.Contains(out, "100 steps/s") {
+	if !strings.Contains(out, "2 entries and 0 pairs measured") || !strings.Contains(out, "100 steps/s") {
 		t.Errorf("run output:\n%s", out)
 	}
 	matrix := filepath.Join(dir, "t4.json")
@@ -62,7 +62,7 @@ steps: 60
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(out, "2 figures (0 before, 2 added") {
+	if !strings.Contains(out, "2 figures (0 before, 2 added") || !strings.Contains(out, "wrote "+filepath.Join(dir, "t4.calibration.json")) {
 		t.Errorf("merge output: %s", out)
 	}
 	// Merging the matrix file again replaces nothing.
@@ -108,8 +108,18 @@ func TestCalibrateExtrapolate(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "h200.extrapolation.json")); err != nil {
 		t.Errorf("no sidecar: %v", err)
 	}
-	if _, err := run(t, "calibrate", "extrapolate", "--gpu", "B200"); err == nil || !strings.Contains(err.Error(), "B200") {
+	if _, err := run(t, "calibrate", "extrapolate", "--gpu", "B200"); err == nil || !strings.Contains(err.Error(), "B200") || !strings.Contains(err.Error(), "--datasheet") {
 		t.Errorf("unknown type: %v", err)
+	}
+	// A type the catalogue lacks, with its datasheet from a file (here the
+	// CPU dry run's profile, which declares B200 with its peaks).
+	out, err = run(t, "calibrate", "extrapolate", "--gpu", "b200", "--datasheet", "../../calibrate/profiles/b200-cpu.yaml", "--output", filepath.Join(dir, "b200.json"))
+	if err != nil || !strings.Contains(out, "estimates for B200 (NVIDIA Blackwell") {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	data, err = os.ReadFile(filepath.Join(dir, "b200.json"))
+	if err != nil || !strings.Contains(string(data), `"b200": {`) || !strings.Contains(string(data), "('ResNet-50 (batch size 64)', 1)") {
+		t.Errorf("B200 estimates: %v\n%s", err, data)
 	}
 }
 

@@ -151,7 +151,7 @@ bad usage or when the policy failed so that a property could not be checked.`,
 	f.StringSliceVar(&claims, "claims", nil, "properties the policy claims (default: the registry's; for exec: none but feasible)")
 	f.DurationVar(&timeout, "timeout", check.DefaultExecTimeout, "time an external policy may take per decision")
 	f.BoolVar(&quiet, "quiet", false, "no progress lines on stderr")
-	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usage("%v", err) })
+	cmd.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usage("%v", flagError(c, err)) })
 	return cmd
 }
 
@@ -205,7 +205,9 @@ func runMatrix(cmd *cobra.Command, s *settings, cfg check.Config) error {
 	if err != nil {
 		return usage("%v", err)
 	}
-	m.Table(cmd.OutOrStdout())
+	if err := printMatrix(cmd.OutOrStdout(), m, s.width()); err != nil {
+		return err
+	}
 	j, err := m.JSON()
 	if err != nil {
 		return err

@@ -17,7 +17,8 @@ import (
 )
 
 // defaultReportOut is where report writes when --out is not set (the
-// global default, out, is where simulate writes results).
+// global --out default, out, is where simulate writes results; report has
+// its own --out).
 const defaultReportOut = "report"
 
 func newReport(s *settings) *cobra.Command {
@@ -53,10 +54,7 @@ claimed (true|false), detail.`,
 			if len(args) == 0 && calibration == "" && matrix == "" {
 				return errors.New("report: give result folders or files, or --calibration / --matrix")
 			}
-			out := defaultReportOut
-			if s.v.IsSet("out") {
-				out = s.out()
-			}
+			out := s.out()
 			for _, a := range args {
 				if filepath.Clean(a) == filepath.Clean(out) {
 					return fmt.Errorf("report: --out %s is one of the results; write the report elsewhere", out)
@@ -105,8 +103,10 @@ claimed (true|false), detail.`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&calibration, "calibration", "", "calibration profile (CSV or JSON) to draw")
-	f.StringVar(&matrix, "matrix", "", "property matrix from `fairbench check --matrix` (CSV or JSON) to draw")
+	f.StringVar(&calibration, "calibration", "", "calibration profile `FILE` (CSV or JSON) to draw")
+	// report's own --out: its default differs from the results folder.
+	f.String("out", defaultReportOut, "folder for the report (replaced if it holds an earlier report)")
+	f.StringVar(&matrix, "matrix", "", "property matrix `FILE` from 'fairbench check --matrix' (CSV or JSON) to draw")
 	f.StringVar(&title, "title", "", "report title (default \"fairbench report\")")
 	f.IntVar(&dpi, "dpi", reports.DefaultDPI, "PNG resolution")
 	f.IntVar(&workers, "jobs", runtime.NumCPU(), "figures to render in parallel")

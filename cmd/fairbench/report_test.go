@@ -155,33 +155,56 @@ func TestReproduceQuick(t *testing.T) {
 		if !strings.Contains(list, name) {
 			t.Errorf("reproduce lists no %s", name)
 		}
-		t.Run(name, func(t *testing.T) {
-			dir := filepath.Join(t.TempDir(), name)
-			start := time.Now()
-			out, err := run(t, "reproduce", name, "--quick", "--out", dir, "--jobs", "2")
-			if err != nil {
-				t.Fatalf("%v\n%s", err, out)
+	}
+	// One experiment on its own: the per-headline lines and the table.
+	dir := filepath.Join(t.TempDir(), "sjf-bsbf")
+	out, err := run(t, "reproduce", "sjf-bsbf", "--quick", "--out", dir, "--jobs", "2")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	for _, want := range []string{"paper: ", "  verdict: ", "EXPERIMENT", "VERDICT", "deviations from the paper's setting", "--quick:", "report: ", "headlines reproduced"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	// All four: one verdict table, a report per experiment with its
+	// sensitivity table, and results that are a valid report input.
+	all := filepath.Join(t.TempDir(), "all")
+	start := time.Now()
+	out, err = run(t, "reproduce", "--all", "--quick", "--out", all, "--jobs", "2")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	t.Logf("reproduce --all --quick took %s", time.Since(start).Round(time.Second))
+	for _, name := range reproduce.Names() {
+		if !strings.Contains(out, name+" ") {
+			t.Errorf("verdict table lacks %s:\n%s", name, out)
+		}
+		for _, f := range []string{"report/index.html", "report/tables/comparison.md", "report/tables/sensitivity.md", "results"} {
+			if _, err := os.Stat(filepath.Join(all, name+"-quick", f)); err != nil {
+				t.Error(err)
 			}
-			if d := time.Since(start); d > 2*time.Minute {
-				t.Errorf("reproduce %s --quick took %s, over two minutes", name, d)
-			}
-			for _, want := range []string{"paper: ", "METRIC", "PAPER", "OURS", "deviations from the paper's setting", "--quick:", "report: "} {
-				if !strings.Contains(out, want) {
-					t.Errorf("output lacks %q:\n%s", want, out)
-				}
-			}
-			for _, f := range []string{"report/index.html", "report/tables/comparison.md", "report/figures/jct_cdf.svg", "results"} {
-				if _, err := os.Stat(filepath.Join(dir, f)); err != nil && !strings.Contains(f, "jct_cdf") {
-					t.Error(err)
-				}
-			}
-			// The results folder is a valid report input on its own.
-			if _, err := run(t, "report", filepath.Join(dir, "results"), "--out", filepath.Join(t.TempDir(), "r"), "--dpi", "30"); err != nil {
-				t.Errorf("report of the results: %v", err)
-			}
-		})
+		}
+	}
+	if _, err := run(t, "report", filepath.Join(all, "fft-quick", "results"), "--out", filepath.Join(t.TempDir(), "r"), "--dpi", "30"); err != nil {
+		t.Errorf("report of the results: %v", err)
+	}
+	if !strings.Contains(out, "headlines reproduced") || strings.Count(out, "\n") > 200 {
+		t.Errorf("verdict table:\n%s", out)
+	}
+	// The verdict table and its causes fit 100 columns.
+	for _, l := range strings.Split(out, "\n") {
+		if strings.HasPrefix(l, "reproduce ") || strings.HasSuffix(l, ")") && strings.Contains(l, " runs in ") {
+			continue // the report paths
+		}
+		if n := len([]rune(l)); n > 100 {
+			t.Errorf("%d columns: %q", n, l)
+		}
 	}
 	if _, err := run(t, "reproduce", "nope"); err == nil || !strings.Contains(err.Error(), `unknown experiment "nope"`) {
 		t.Errorf("unknown experiment: %v", err)
+	}
+	if _, err := run(t, "reproduce", "fft", "--all"); err == nil {
+		t.Error("--all with a name accepted")
 	}
 }

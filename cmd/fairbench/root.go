@@ -33,10 +33,12 @@ LP family, Tiresias, SJF, FIFO, isolated shares) in a deterministic simulator.`,
 		},
 	}
 	pf := root.PersistentFlags()
-	pf.String("config", "", "settings file (YAML) whose keys set any flag, e.g. `out: results`")
+	pf.String("config", "", "settings `FILE` (YAML) whose keys set any flag, e.g. \"out: results\"")
 	pf.Int64("seed", 0, "random seed (overrides the scenario's seed)")
 	pf.String("out", "out", "folder for result files")
-	root.AddCommand(newVersion(), newList(), newSimulate(s), newGrid(s), newSolve(s), newMerge(s), newReport(s), newReproduce(s), newCheck(s), newCalibrate(s))
+	pf.Bool("wide", false, "print every column of tables, however wide (default: fit 100 columns)")
+	root.AddCommand(newVersion(), newList(s), newSimulate(s), newGrid(s), newSolve(s), newMerge(s), newReport(s), newReproduce(s), newCheck(s), newCalibrate(s))
+	finish(root)
 	return root
 }
 

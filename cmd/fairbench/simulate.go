@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"runtime"
+	"strings"
 	"time"
 
 	"github.com/schollz/progressbar/v3"
@@ -119,7 +120,7 @@ func loadGrid(s *settings, f *runFlags, args []string) (*scenarios.Grid, error) 
 	}
 	for _, r := range g.Runs {
 		if _, ok := reg.Lookup(r.Policy); !ok {
-			return nil, fmt.Errorf("%s: unknown policy %q (known: %v)", g.File, r.Policy, reg.Names())
+			return nil, fmt.Errorf("%s: unknown policy %q%s (known: %s)", g.File, r.Policy, didYouMean(r.Policy, reg.Names()), strings.Join(reg.Names(), ", "))
 		}
 	}
 	return g, nil
@@ -149,7 +150,7 @@ func execute(cmd *cobra.Command, s *settings, f *runFlags, g *scenarios.Grid) er
 			name = "built-in default scenario"
 		}
 		fmt.Fprintf(cmd.OutOrStdout(), "%s: %d runs, results in %s\n", name, len(recs), s.out())
-		if terr := runs.Table(cmd.OutOrStdout(), recs); terr != nil {
+		if terr := runs.Table(cmd.OutOrStdout(), recs, s.width()); terr != nil {
 			return terr
 		}
 	}

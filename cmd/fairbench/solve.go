@@ -33,6 +33,6 @@ it as JSON.`,
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&policy, "policy", "", "policy name (see `fairbench list policies`); default: the instance's policy field")
+	cmd.Flags().StringVar(&policy, "policy", "", "policy `NAME` (see 'fairbench list policies'); default: the instance's policy field")
 	return cmd
 }

@@ -5,7 +5,11 @@ import (
 	"math"
 	"strings"
 
+	"gonum.org/v1/gonum/floats"
+	"gonum.org/v1/gonum/stat"
+
 	"fairbench/reports"
+	"fairbench/sim"
 )
 
 // Headline is one published number and how to read ours from the runs.
@@ -18,6 +22,8 @@ type Headline struct {
 	Where string
 	// Ours writes our value from the runs, per grid point.
 	Ours func(r *Results) string
+	// Check judges ours against the paper's number.
+	Check Check
 }
 
 // Results are a reproduce grid's runs, aggregated per grid point and
@@ -25,6 +31,18 @@ type Headline struct {
 type Results struct {
 	Set   *reports.Set
 	means []reports.GroupMean
+	// alias maps a policy the headlines name to the one that ran in its
+	// place (a sensitivity variation's Swap).
+	alias map[string]string
+	runs  int
+}
+
+// policy is the policy that ran for the name a headline uses.
+func (r *Results) policy(name string) string {
+	if p, ok := r.alias[name]; ok {
+		return p
+	}
+	return name
 }
 
 func newResults(s *reports.Set) (*Results, error) {
@@ -38,6 +56,7 @@ func newResults(s *reports.Set) (*Results, error) {
 // Mean is the mean over seeds of a summary metric (a key of
 // tables/policies.csv) for policy at point p.
 func (r *Results) Mean(p *reports.Point, policy, key string) (float64, bool) {
+	policy = r.policy(policy)
 	for _, g := range r.means {
 		if g.Point == p && g.Policy == policy {
 			v, ok := g.Mean[key]
@@ -49,6 +68,7 @@ func (r *Results) Mean(p *reports.Point, policy, key string) (float64, bool) {
 
 // has reports whether the policy ran.
 func (r *Results) has(policy string) bool {
+	policy = r.policy(policy)
 	for _, p := range r.Set.Policies {
 		if p == policy {
 			return true
@@ -104,97 +124,104 @@ func ratio(num, den, key string) func(r *Results) string {
 	}
 }
 
-// reduction is our 1 − a ÷ b of a summary metric at each point, in percent.
-func reduction(a, b, key string) func(r *Results) string {
-	return func(r *Results) string {
-		if m := r.missing(a, b); m != "" {
-			return m
+// perPolicy writes f's value at each point for each of the policies,
+// "POLICY not run" for one that did not run.
+func perPolicy(r *Results, policies []string, f func(pol string, p *reports.Point) (string, bool)) string {
+	var parts []string
+	for _, pol := range policies {
+		if !r.has(pol) {
+			parts = append(parts, pol+" not run")
+			continue
 		}
-		return r.perPoint(func(p *reports.Point) (string, bool) {
-			x, ok1 := r.Mean(p, a, key)
-			y, ok2 := r.Mean(p, b, key)
-			if !ok1 || !ok2 || y == 0 {
-				return "", false
-			}
-			d := 100 * (1 - x/y)
-			switch {
-			case math.Round(d) == 0:
-				return "no difference (0%)", true
-			case d > 0:
-				return fmt.Sprintf("%.0f%% lower", d), true
-			}
-			return fmt.Sprintf("%.0f%% higher", -d), true
-		})
+		parts = append(parts, pol+" "+r.perPoint(func(p *reports.Point) (string, bool) { return f(pol, p) }))
 	}
+	return strings.Join(parts, " · ")
+}
+
+// seedMean is the mean over the policy's runs at point p of f (a run f
+// gives no value for is left out; false when none gives one).
+func seedMean(r *Results, p *reports.Point, policy string, f func(res *sim.Result) (float64, bool)) (float64, bool) {
+	var sum float64
+	n := 0
+	for _, run := range r.Set.Runs {
+		if run.Point != p || run.Record.Policy != r.policy(policy) {
+			continue
+		}
+		if v, ok := f(run.Record.Result); ok {
+			sum += v
+			n++
+		}
+	}
+	return sum / float64(max(n, 1)), n > 0
 }
 
 // fairShare is the share of jobs with ρ ≤ 1 (100 − the unfair percentage)
 // of each policy at each point.
 func fairShare(policies ...string) func(r *Results) string {
 	return func(r *Results) string {
-		var parts []string
-		for _, pol := range policies {
-			if !r.has(pol) {
-				parts = append(parts, pol+" not run")
-				continue
-			}
-			parts = append(parts, pol+" "+r.perPoint(func(p *reports.Point) (string, bool) {
-				u, ok := r.Mean(p, pol, "unfair_pct")
-				return fmt.Sprintf("%.0f%%", 100-u), ok
-			}))
-		}
-		return strings.Join(parts, " · ")
+		return perPolicy(r, policies, func(pol string, p *reports.Point) (string, bool) {
+			u, ok := r.Mean(p, pol, "unfair_pct")
+			return fmt.Sprintf("%.0f%%", 100-u), ok
+		})
 	}
 }
 
 // value is a summary metric of each policy at each point.
 func value(key, format string, policies ...string) func(r *Results) string {
 	return func(r *Results) string {
-		var parts []string
-		for _, pol := range policies {
-			if !r.has(pol) {
-				parts = append(parts, pol+" not run")
-				continue
-			}
-			parts = append(parts, pol+" "+r.perPoint(func(p *reports.Point) (string, bool) {
-				v, ok := r.Mean(p, pol, key)
-				return fmt.Sprintf(format, v), ok
-			}))
-		}
-		return strings.Join(parts, " · ")
+		return perPolicy(r, policies, func(pol string, p *reports.Point) (string, bool) {
+			v, ok := r.Mean(p, pol, key)
+			return fmt.Sprintf(format, v), ok
+		})
 	}
 }
 
-// solverPerRound is the policy's measured solver time per scheduling round
-// (the sum over a round's decisions), mean and maximum over the rounds of
-// every run at each point, from the runs' timing files.
+// roundTimes are the policy's measured solver seconds per scheduling round
+// (the sum over a round's decisions), over the rounds of every run at a
+// point, from the runs' timing files.
+func roundTimes(r *Results, p *reports.Point, policy string) []float64 {
+	var out []float64
+	for _, run := range r.Set.Runs {
+		if run.Point != p || run.Record.Policy != r.policy(policy) {
+			continue
+		}
+		per := map[int]float64{}
+		for _, d := range run.Timing {
+			per[d.Round] += d.Seconds
+		}
+		for _, s := range per {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// solverPerRound writes the policy's solver time per round, mean and
+// maximum, at each point.
 func solverPerRound(policy string) func(r *Results) string {
 	return func(r *Results) string {
 		if !r.has(policy) {
 			return policy + " not run"
 		}
 		return r.perPoint(func(p *reports.Point) (string, bool) {
-			var sum, hi float64
-			n := 0
-			for _, run := range r.Set.Runs {
-				if run.Point != p || run.Record.Policy != policy {
-					continue
-				}
-				per := map[int]float64{}
-				for _, d := range run.Timing {
-					per[d.Round] += d.Seconds
-				}
-				for _, s := range per {
-					sum += s
-					hi = math.Max(hi, s)
-					n++
-				}
-			}
-			if n == 0 {
+			ts := roundTimes(r, p, policy)
+			if len(ts) == 0 {
 				return "", false
 			}
-			return fmt.Sprintf("mean %s, max %s", seconds(sum/float64(n)), seconds(hi)), true
+			return fmt.Sprintf("mean %s, max %s", seconds(stat.Mean(ts, nil)), seconds(floats.Max(ts))), true
 		})
+	}
+}
+
+// maxSolverPerRound is the policy's largest solver time per round at a
+// point, in seconds.
+func maxSolverPerRound(policy string) func(r *Results, p *reports.Point) (float64, bool) {
+	return func(r *Results, p *reports.Point) (float64, bool) {
+		ts := roundTimes(r, p, policy)
+		if len(ts) == 0 {
+			return 0, false
+		}
+		return floats.Max(ts), true
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"fairbench/scenarios"
+	"fairbench/scenarios/examples"
 	"fairbench/solvers"
 	"fairbench/solvers/registry"
 )
@@ -55,45 +56,49 @@ func everything(t *testing.T) *solvers.Registry {
 	return r
 }
 
+// wantRuns is each experiment's grid size, full and quick.
+var wantRuns = map[string][2]int{
+	"fft":          {3 * 4, 4},         // 3 seeds × 4 policies; quick 1 seed
+	"sjf-bsbf":     {2 * 4, 2 * 4},     // 2 scheduling intervals × 4 policies
+	"gandiva-fair": {3 * 3, 3},         // 3 traces × 3 policies; quick 1 trace
+	"gavel-las":    {3 * 5 * 4, 2 * 4}, // 3 seeds × 5 rates × 4; quick 1 seed × 2 rates
+}
+
+// writeScenario writes e's scenario (with every policy it names) and its
+// traces into dir and returns the scenario's path.
+func writeScenario(t *testing.T, e *Experiment, quick bool, reg *solvers.Registry, dir string) string {
+	t.Helper()
+	data, skipped, err := e.Scenario(quick, reg)
+	if err != nil || len(skipped) > 0 {
+		t.Fatalf("%s quick=%v: %v, skipped %v", e.Name, quick, err, skipped)
+	}
+	if e.Traces != nil {
+		for name, b := range e.Traces(quick) {
+			if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	path := filepath.Join(dir, e.Name+".yaml")
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
 // TestGridsAreValid expands every experiment's full and quick grid (with
-// every policy it names) and checks its size: the full grids are never run
-// in tests, so this is where a typo in one shows.
+// every policy it names) and checks its size, and that every run of every
+// sensitivity variation builds: the full grids are never run in tests, so
+// this is where a typo in one shows.
 func TestGridsAreValid(t *testing.T) {
 	reg := everything(t)
 	for _, e := range Experiments {
-		for _, quick := range []bool{false, true} {
-			data, skipped, err := e.Scenario(quick, reg)
-			if err != nil || len(skipped) > 0 {
-				t.Fatalf("%s quick=%v: %v, skipped %v", e.Name, quick, err, skipped)
-			}
-			dir := t.TempDir()
-			if e.Trace != nil {
-				if err := os.WriteFile(filepath.Join(dir, e.TraceFile), e.Trace(quick), 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			path := filepath.Join(dir, e.Name+".yaml")
-			if err := os.WriteFile(path, data, 0o644); err != nil {
-				t.Fatal(err)
-			}
-			g, err := scenarios.Load(path)
+		for qi, quick := range []bool{false, true} {
+			g, err := scenarios.Load(writeScenario(t, e, quick, reg, t.TempDir()))
 			if err != nil {
 				t.Fatalf("%s quick=%v: %v", e.Name, quick, err)
 			}
-			seeds, points := 3, 0
-			if quick {
-				seeds = 1
-			}
-			for _, a := range g.Axes {
-				if a.Path == "workload.arrival_rate_per_hour" {
-					points = len(a.Values)
-				}
-			}
-			if e.Trace == nil && points < 2 {
-				t.Errorf("%s quick=%v: no load sweep", e.Name, quick)
-			}
-			points = max(points, 1)
-			if want := seeds * points * len(e.Policies); len(g.Runs) != want {
+			if want := wantRuns[e.Name][qi]; len(g.Runs) != want {
 				t.Errorf("%s quick=%v: %d runs, want %d", e.Name, quick, len(g.Runs), want)
 			}
 			// Every run builds (jobs runnable on the cluster, trace valid).
@@ -102,9 +107,35 @@ func TestGridsAreValid(t *testing.T) {
 					t.Errorf("%s quick=%v: %v", e.Name, quick, err)
 				}
 			}
+			for _, v := range e.Variations {
+				ve := *e
+				ve.Policies = v.policies(e.Policies)
+				if v.Traces != nil {
+					ve.Traces = v.Traces
+				}
+				dir := t.TempDir()
+				path := writeScenario(t, &ve, quick, reg, dir)
+				data, _ := os.ReadFile(path)
+				patched, err := v.apply(data)
+				if err != nil {
+					t.Fatalf("%s/%s: %v", e.Name, v.Name, err)
+				}
+				vg, err := scenarios.Parse(patched, path)
+				if err != nil {
+					t.Fatalf("%s/%s quick=%v: %v", e.Name, v.Name, quick, err)
+				}
+				if _, err := vg.Runs[0].Spec.Build(vg.Runs[0].Seed); err != nil {
+					t.Errorf("%s/%s quick=%v: %v", e.Name, v.Name, quick, err)
+				}
+			}
 		}
 		if len(e.Headlines) == 0 || len(e.Deviations) == 0 || len(e.QuickDeviations) == 0 || e.Paper == "" {
 			t.Errorf("%s: headlines, deviations and the citation are required", e.Name)
+		}
+		for _, h := range e.Headlines {
+			if h.Check.Value == nil || h.Check.Paper == "" || h.Check.Format == "" {
+				t.Errorf("%s: headline %q has no verdict check", e.Name, h.Metric)
+			}
 		}
 	}
 }
@@ -144,7 +175,7 @@ func TestMissingPolicyIsSkipped(t *testing.T) {
 // TestHPOTrace: the trace is deterministic, sorted, and gives each user one
 // job type.
 func TestHPOTrace(t *testing.T) {
-	a, b := gandivaTrace(true), gandivaTrace(true)
+	a, b := gandivaTraces(hpoContended)(true)[hpoTraceName(2020)], gandivaTraces(hpoContended)(true)[hpoTraceName(2020)]
 	if !bytes.Equal(a, b) {
 		t.Fatal("the trace differs between calls")
 	}
@@ -174,7 +205,7 @@ func TestHPOTrace(t *testing.T) {
 
 // TestPolicyOptions: an experiment's policy options reach the scenario.
 func TestPolicyOptions(t *testing.T) {
-	e := *sjfbsbfExperiment
+	e := *fftExperiment
 	e.Policies = []Policy{{Name: "fifo", Options: map[string]any{"backfill": true}}, {Name: "sjf"}}
 	data, _, err := e.Scenario(true, registry.Default())
 	if err != nil {
@@ -192,5 +223,19 @@ func TestPolicyOptions(t *testing.T) {
 	}
 	if !found {
 		t.Errorf("fifo's options did not reach its runs:\n%s", data)
+	}
+}
+
+// The Gandiva_fair preset's trace is the generator's output for seed 2020:
+// regenerate it (write gandivaTraces(hpoContended)(false)) when hpo.go
+// changes.
+func TestGandivaPresetTrace(t *testing.T) {
+	want := gandivaTraces(hpoContended)(false)[hpoTraceName(2020)]
+	got, err := examples.Read(hpoTraceName(2020))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Error("scenarios/examples/gandiva-fair-2020.trace.csv differs from the generator's output")
 	}
 }

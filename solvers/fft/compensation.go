@@ -3,19 +3,21 @@ package fft
 import "math"
 
 // Work units. The paper counts work in epochs: W_j epochs required, θ[j][i]
-// epochs per round. fairbench's jobs have steps and no epoch size, so the
-// unit is a choice, and it matters: φ and s do not depend on it (θ/W and W/θ
-// are ratios), but ρ_j·θ[j][i] scales with the square of the unit, because
-// Eq. 5 adds a work rate to ρ. The options:
+// epochs per round (docs/algorithms/fft.md). The unit matters: φ and s do
+// not depend on it (θ/W and W/θ are ratios), but ρ_j·θ[j][i] scales with the
+// square of the unit, because Eq. 5 adds a work rate to ρ. The options:
 const (
-	// UnitBestRound (default): one unit is the work job j does in one round
-	// on its fastest type, so θ[j][i] = T[j][i]/T[j][best] ∈ (0, 1] and W_j
-	// is the job's length in rounds at full speed. A job that has received
-	// nothing since arrival then reaches ρ_j·θ ≈ d_j·W_j/θ (its own φ term)
-	// after waiting about √(2d_j) times its fair duration τ_j − a_j, so the
-	// compensation overtakes the JCT surrogate on the time scale of the
-	// job's own fair finish — the units in which the three terms are
-	// commensurate.
+	// UnitEpoch (default): the paper's unit, one pass over the job's
+	// training set: the steps_per_epoch option for the job type, else the
+	// catalogue's models.JobType.StepsPerEpoch (training-set size / batch
+	// size). A job type with neither (A3C has no training set) falls back
+	// to UnitBestRound; Report.UnitFallbacks counts such jobs.
+	UnitEpoch = "epoch"
+	// UnitBestRound: one unit is the work job j does in one round on its
+	// fastest type, so θ[j][i] = T[j][i]/T[j][best] ∈ (0, 1] and W_j is the
+	// job's length in rounds at full speed. A job that has received nothing
+	// since arrival then reaches ρ_j·θ ≈ d_j·W_j/θ (its own φ term) after
+	// waiting about √(2d_j) times its fair duration τ_j − a_j.
 	UnitBestRound = "best-round"
 	// UnitJob: one unit is the whole job (W_j = 1, θ = the fraction of the
 	// job one round does). ρ·θ is then tiny for long jobs.
@@ -23,10 +25,6 @@ const (
 	// UnitStep: one unit is one training step (W_j = Steps, θ = steps per
 	// round). ρ·θ then dwarfs φ from the first rounds.
 	UnitStep = "step"
-	// UnitEpoch: the paper's unit, one pass over the job's dataset, given
-	// per job type in steps by the steps_per_epoch option (fairbench's job
-	// types carry no dataset size).
-	UnitEpoch = "epoch"
 )
 
 // nextRho is the fairness compensation update, FFT Eq. 5:

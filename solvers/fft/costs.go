@@ -1,7 +1,6 @@
 package fft
 
 import (
-	"fmt"
 	"math"
 
 	"fairbench/models"
@@ -53,23 +52,28 @@ func (p *FFT) fairRate(s *models.Snapshot, j *models.Job, t *tputs, n int) float
 }
 
 // unitOf is the number of steps in one work unit of j (see the Unit
-// constants).
-func (p *FFT) unitOf(j *models.Job, t *tputs, round float64) (float64, error) {
+// constants). With UnitEpoch, a job type with no epoch size (no
+// steps_per_epoch entry and no EpochSamples in its JobType) falls back to
+// UnitBestRound, and fellBack says so.
+func (p *FFT) unitOf(s *models.Snapshot, j *models.Job, t *tputs, round float64) (unit float64, fellBack bool) {
 	switch p.opt.WorkUnit {
 	case UnitJob:
-		return j.Steps, nil
+		return j.Steps, false
 	case UnitStep:
-		return 1, nil
+		return 1, false
 	case UnitEpoch:
 		if v, ok := p.opt.StepsPerEpoch[j.Type]; ok {
-			return v, nil
+			return v, false
 		}
-		return 0, fmt.Errorf("%s: work_unit epoch: steps_per_epoch has no entry for job type %q (job %d)", p.name, j.Type, j.ID)
+		if v := s.JobTypes[j.Type].StepsPerEpoch(); v > 0 {
+			return v, false
+		}
+		fellBack = true
 	}
 	if t.best <= 0 {
-		return 1, nil // runs nowhere; never costed
+		return 1, fellBack // runs nowhere; never costed
 	}
-	return t.best * round, nil
+	return t.best * round, fellBack
 }
 
 // restoreSeconds is the switching penalty's transfer time of j: the option's

@@ -1,6 +1,6 @@
 // Package fft is FFT, "Fast and Fair Training" (Mo, Xu, Lau, "Fast and Fair
 // Training for Deep Learning in Heterogeneous GPU Clusters", ICS 2025, DOI
-// 10.1145/3721145.3728488), as specified in DESIGN.md, "FFT". Two registered
+// 10.1145/3721145.3728488), as specified in docs/algorithms/fft.md. Two registered
 // names: fft solves each round's program with the fast path, fft-exact with
 // branch and bound (CBC through solvers/lp where built with cgo, the pure-Go
 // branch and bound otherwise).
@@ -29,8 +29,7 @@
 //
 // where τ_j is the finish time of j on a dedicated 1/|A(t)| of every GPU type
 // without preemption, re-estimated whenever a job arrives or completes. The
-// equation numbers are those DESIGN.md gives (Eq. 5, Eq. 7); the paper itself
-// was not available to the implementer, so no other equation is numbered here.
+// equation numbers (Eq. 5, Eq. 7) are those of docs/algorithms/fft.md.
 //
 // # Choices where the specification leaves room
 //

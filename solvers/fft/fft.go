@@ -54,12 +54,12 @@ type Options struct {
 	// Solve is "fast" (LP relaxation + rounding; default for fft) or
 	// "exact" (branch and bound; default for fft-exact).
 	Solve string `mapstructure:"solve"`
-	// WorkUnit is the unit of W_j and θ (see UnitBestRound): "best-round"
-	// (default), "job", "step" or "epoch".
+	// WorkUnit is the unit of W_j and θ (see UnitEpoch): "epoch" (default,
+	// the paper's), "best-round", "job" or "step".
 	WorkUnit string `mapstructure:"work_unit"`
 	// StepsPerEpoch gives, per job type, the steps of one epoch (dataset
-	// size / batch size) for work_unit "epoch"; every job type run needs
-	// an entry. Positive.
+	// size / batch size) for work_unit "epoch", replacing the job type's
+	// own (models.JobType.StepsPerEpoch). Positive.
 	StepsPerEpoch map[string]float64 `mapstructure:"steps_per_epoch"`
 	// PhiWork is "total" (default, as written) or "remaining".
 	PhiWork string `mapstructure:"phi_work"`
@@ -139,7 +139,7 @@ func NewWith(name string, o Options) (*FFT, error) {
 		o.Solve = ModeFast
 	}
 	if o.WorkUnit == "" {
-		o.WorkUnit = UnitBestRound
+		o.WorkUnit = UnitEpoch
 	}
 	if o.PhiWork == "" {
 		o.PhiWork = PhiTotal
@@ -263,9 +263,9 @@ func (p *FFT) Allocate(s *models.Snapshot) (models.Allocation, error) {
 		if !ok {
 			tp := p.tputsOf(s, &j.Job)
 			st = &jobState{}
-			u, err := p.unitOf(&j.Job, tp, round)
-			if err != nil {
-				return models.Allocation{}, err
+			u, fellBack := p.unitOf(s, &j.Job, tp, round)
+			if fellBack {
+				p.rep.UnitFallbacks++
 			}
 			st.unit = u
 			st.w = j.Steps / st.unit

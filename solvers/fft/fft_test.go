@@ -289,25 +289,46 @@ func TestOptions(t *testing.T) {
 // unit of TestTwoIdenticalJobsFastSlow (3 steps/s × 360 s): the same ρ.
 // With 540 steps per epoch, W = 20, θ_V = 2, θ_K = 2/3 and the pace 4/3:
 // ρ_2 = (1/15)(4/3 − 2/3) = 2/45 (twice, as ρ·θ scales with the unit²: each
-// factor of the unit halves).
+// factor of the unit halves). The epoch comes from the option, else from the
+// job type's EpochSamples / BatchSize (540 = 17,280 samples / batch 32), else
+// the job falls back to the best-round unit (1/45 again) and is counted.
 func TestEpochUnit(t *testing.T) {
 	servers := []models.Server{{Type: "V100", GPUs: 1}, {Type: "K80", GPUs: 1}}
 	for _, c := range []struct {
-		spe, rho float64
-	}{{1080, 1.0 / 45}, {540, 2.0 / 45}} {
-		p := newFFT(t, false, map[string]any{"work_unit": "epoch", "steps_per_epoch": map[string]any{"resnet": c.spe}})
-		j1, j2 := policytest.Job(1, 0, "resnet", 1, 10800), policytest.Job(2, 0, "resnet", 1, 10800)
-		decide(t, p, servers, 0, j1, j2)
-		j1, j2 = on(j1, "V100", 0), on(j2, "K80", 1)
-		decide(t, p, servers, 1, j1, j2)
-		decide(t, p, servers, 2, j1, j2)
-		if r, _ := p.Rho(2); math.Abs(r-c.rho) > 1e-12 {
-			t.Errorf("%v steps per epoch: ρ_2 = %v, want %v", c.spe, r, c.rho)
+		name     string
+		opts     map[string]any
+		epoch    float64 // the job type's EpochSamples (batch 32)
+		rho      float64
+		fallback int
+	}{
+		{"option 1080", map[string]any{"steps_per_epoch": map[string]any{"resnet": 1080}}, 0, 1.0 / 45, 0},
+		{"option 540", map[string]any{"steps_per_epoch": map[string]any{"resnet": 540}}, 0, 2.0 / 45, 0},
+		{"option over type", map[string]any{"steps_per_epoch": map[string]any{"resnet": 1080}}, 540 * 32, 1.0 / 45, 0},
+		{"job type 540", nil, 540 * 32, 2.0 / 45, 0},
+		{"no epoch: best-round", nil, 0, 1.0 / 45, 2},
+	} {
+		p := newFFT(t, false, c.opts)
+		if p.Options().WorkUnit != fft.UnitEpoch {
+			t.Fatalf("default work unit %q", p.Options().WorkUnit)
 		}
-	}
-	p := newFFT(t, false, map[string]any{"work_unit": "epoch", "steps_per_epoch": map[string]any{"unit": 10}})
-	s := policytest.Snap(t, 0, nil, servers, policytest.Job(1, 0, "resnet", 1, 10800))
-	if _, err := p.Allocate(s); err == nil || !strings.Contains(err.Error(), "resnet") {
-		t.Errorf("missing steps_per_epoch: error %v", err)
+		step := func(r int, jobs ...models.JobState) {
+			s := policytest.Snap(t, time.Duration(r)*360*time.Second, nil, servers, jobs...)
+			s.Round = r
+			s.JobTypes["resnet"] = models.JobType{Name: "resnet", BatchSize: 32, EpochSamples: c.epoch}
+			if _, err := p.Allocate(s); err != nil {
+				t.Fatal(err)
+			}
+		}
+		j1, j2 := policytest.Job(1, 0, "resnet", 1, 10800), policytest.Job(2, 0, "resnet", 1, 10800)
+		step(0, j1, j2)
+		j1, j2 = on(j1, "V100", 0), on(j2, "K80", 1)
+		step(1, j1, j2)
+		step(2, j1, j2)
+		if r, _ := p.Rho(2); math.Abs(r-c.rho) > 1e-12 {
+			t.Errorf("%s: ρ_2 = %v, want %v", c.name, r, c.rho)
+		}
+		if got := p.Report().(*fft.Report).UnitFallbacks; got != c.fallback {
+			t.Errorf("%s: %d unit fallbacks, want %d", c.name, got, c.fallback)
+		}
 	}
 }

@@ -5,7 +5,7 @@ import (
 	"math"
 )
 
-// Instance is one round's integer program (DESIGN.md, "FFT"): over binary
+// Instance is one round's integer program (docs/algorithms/fft.md): over binary
 // x[j][i],
 //
 //	minimise    Σ_j Σ_i c[j][i]·x[j][i]

@@ -7,7 +7,7 @@ import (
 	"fairbench/models"
 )
 
-// Host placement within a type (DESIGN.md, "FFT": pack gangs onto the fewest
+// Host placement within a type (docs/algorithms/fft.md: pack gangs onto the fewest
 // servers; at churn, consolidate multi-GPU jobs in ascending order of
 // migration cost). The program only decides types; FFT names the GPUs
 // itself, type by type:

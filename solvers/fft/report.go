@@ -19,6 +19,10 @@ type Report struct {
 	PhiWork       string  `json:"phi_work"`
 	BandwidthGBps float64 `json:"bandwidth_gb_per_s"`
 	MuScale       float64 `json:"mu_scale"`
+	// UnitFallbacks counts the jobs whose type has no epoch size under
+	// work_unit epoch and so count work in rounds on their fastest type
+	// (UnitBestRound).
+	UnitFallbacks int `json:"unit_fallbacks"`
 	// Rounds counts the decisions with at least one active job.
 	Rounds int `json:"rounds"`
 	// SplitJobs sums, over rounds, the jobs the LP relaxation did not place

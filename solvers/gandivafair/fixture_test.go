@@ -31,6 +31,7 @@ var rates = map[string]map[string]float64{
 	"r2":   {"V100": 2, "P100": 1.5, "K80": 1},   // 2
 	"r15":  {"V100": 1.5, "P100": 1.2, "K80": 1}, // 1.5
 	"r125": {"V100": 1.25, "P100": 1.1, "K80": 1},
+	"p100": {"V100": 1, "P100": 2, "K80": 1}, // fastest on P100 (cf. Gavel's Recommendation)
 }
 
 func cluster(t testing.TB, servers ...models.Server) *models.Cluster {

@@ -4,7 +4,7 @@
 // time per user in proportion to its tickets, realised by split, gang-aware
 // stride scheduling with load balancing, and automated trading of GPU types
 // between users that raises cluster throughput without making any user worse
-// off. The mechanism is specified in DESIGN.md, "Gandiva_fair"; this comment
+// off. The mechanism is specified in docs/algorithms/gandiva-fair.md; this comment
 // gives the exact semantics implemented here.
 //
 // Every decision, in order:
@@ -17,7 +17,7 @@
 //     every user saturated each gets its ticket fraction of every type; a
 //     user that cannot use its fraction gets what it can use and the rest
 //     goes to the others (work conservation).
-//  2. Trading (market.go; off in gandiva-fair-notrade): DESIGN.md's automated
+//  2. Trading (market.go; off in gandiva-fair-notrade): the paper's automated
 //     trading over each pair of types, fastest pair first, second price, with
 //     the volume also bounded by what each side can use (Market.Run). Every
 //     trade is recorded in the policy report (Report).
@@ -26,8 +26,10 @@
 //     the type's largest server) is homed on the type's central scheduler. A
 //     new job's type is the one where its user's per-GPU tickets
 //     share[u][g] / (D[u][g] + gang) would be highest (D = Σ gang of the
-//     user's jobs homed on g; the paper's Algorithm 2), except that with
-//     measured profiling it starts on the highest-ranked type it can run on.
+//     user's jobs homed on g; the paper's Algorithm 2), ties going to the
+//     type where the user's measured per-GPU speed is highest, except that
+//     with measured profiling it starts on the highest-ranked type it can
+//     run on where its user has not been measured.
 //     At a quantum start each user's jobs move between types while a move
 //     leaves the target with higher per-GPU tickets than the source had (so
 //     moves never oscillate); a running job, which pays the restore cost,
@@ -81,16 +83,21 @@
 //
 // Profiling (Options.Profile): "measured" (default) — the scheduler knows a
 // job's throughput on a type only once the job has run there
-// (JobState.Received > 0); a new job starts on the highest-ranked type it can
-// run on and leaves its type only once measured there; a user's speedup r_u
+// (JobState.Received > 0), and a user's per-GPU speed on a type once one of
+// its jobs has; a new job starts on the highest-ranked type it can run on
+// where its user has not been measured (else Algorithm 2 places it: a
+// user's jobs are similar) and leaves its type only once measured there; a
+// user's speedup r_u
 // of a pair is the GPU-weighted mean over its active jobs known on both
 // types, or the last value it had when none of its active jobs is (a user's
 // jobs are similar, the paper's premise); a user with no known speedup does
 // not trade that pair. "oracle" gives the scheduler the whole throughput
 // matrix up front.
 //
-// Where this departs from the paper or DESIGN.md, and why:
-//   - Pass accounting per GPU-time (step 6): DESIGN.md advances a pass by the
+// Where this departs from the paper or the project's original specification
+// of it, and why:
+//   - Pass accounting per GPU-time (step 6): the original specification
+//     advances a pass by the
 //     stride (a constant over the tickets) per quantum run; with tickets
 //     proportional to the gang (Algorithm 2) that would give a gang-k job k²
 //     times the GPU time of a gang-1 job of the same user. Charging stride × gang × time held makes
@@ -100,8 +107,8 @@
 //   - Trading volume is also bounded by what each side can use (step 2):
 //     without it a seller with no unused demand would receive slow GPUs it
 //     cannot use for the fast ones it gave, and lose.
-//   - Shares are water-filled type by type in rank order (step 1): DESIGN.md
-//     water-fills each type among the users with demand there, which read
+//   - Shares are water-filled type by type in rank order (step 1): the
+//     original specification water-fills each type among the users with demand there, which read
 //     literally counts a user's demand once per type (a user with 4 GPUs of
 //     demand could get 4 of every type); filling in rank order counts it
 //     once in total and gives the same totals as one water-filling of the
@@ -110,7 +117,7 @@
 //     re-homed where they run (step 5): both avoid migrations that would gain
 //     nobody GPU time. The paper gives no threshold; 0.1 tickets per GPU is
 //     fairbench's choice, as is one migration per type per quantum
-//     (DESIGN.md: "a job migrates").
+//     (the specification: "a job migrates").
 //   - Consolidation and backfill across servers (step 7) are additions: the
 //     split scheduler lets a pseudo-job claim a whole server however few
 //     jobs it has, and a server's jobs may leave GPUs free while another
@@ -183,7 +190,7 @@ type Options struct {
 	// load balancer moves jobs.
 	MigrateThreshold *float64 `mapstructure:"migrate_threshold"`
 	// MaxMigrations (≥ 0, default 1) bounds the running jobs the load
-	// balancer moves per type per quantum ("a job migrates", DESIGN.md);
+	// balancer moves per type per quantum ("a job migrates");
 	// moving a waiting job is free and not bounded.
 	MaxMigrations *int `mapstructure:"max_migrations"`
 	// Profile is "measured" (default) or "oracle"; see the package comment.

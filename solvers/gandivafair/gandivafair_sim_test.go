@@ -12,7 +12,7 @@ import (
 	"fairbench/solvers/gandivafair"
 )
 
-// shareTolerance is the observable-result bound of issue 4: over a long run
+// shareTolerance is the observable bound on shares: over a long run
 // each user's GPU time is within 2% of its entitlement.
 const shareTolerance = 0.02
 

@@ -76,10 +76,11 @@ func TestQuantumRounds(t *testing.T) {
 	}
 }
 
-// Measured profiling: a new job starts on the highest-ranked type and the
-// scheduler learns a throughput only once a job ran there, so a user trades
-// only when one of its jobs has run on both types; with profile: oracle it
-// trades from the first decision. 1 server of 2 V100 and 1 of 2 K80; A's
+// Measured profiling: a new job starts on the highest-ranked type its user
+// has not been measured on, and the scheduler learns a user's speed on a
+// type only once one of its jobs ran there, so a user trades only when it
+// has been measured on both types; with profile: oracle it trades from the
+// first decision. 1 server of 2 V100 and 1 of 2 K80; A's
 // jobs speed up 4× on V100, B's 1.5×; three gang-1 jobs each (demand 3 > its
 // share 2, so B can take more K80).
 //
@@ -124,16 +125,25 @@ func TestProfiling(t *testing.T) {
 			d.quantum(q)
 		}
 		_, _, trades := p.Shares("A")
-		both := map[string]bool{}
+		// Profiling is per user: a user is measured on a type once any of
+		// its jobs has run there.
+		on := map[string]map[string]bool{}
 		for _, j := range d.jobs {
-			if j.Received["V100"] > 0 && j.Received["K80"] > 0 {
-				both[j.User] = true
+			for g, r := range j.Received {
+				if r > 0 {
+					if on[j.User] == nil {
+						on[j.User] = map[string]bool{}
+					}
+					on[j.User][g] = true
+				}
 			}
 		}
 		if len(trades) > 0 {
 			first = q
-			if !both["A"] || !both["B"] {
-				t.Fatalf("quantum %d: trades %+v before both users had a job measured on both types (%v)", q+1, trades, both)
+			for _, u := range []string{"A", "B"} {
+				if !on[u]["V100"] || !on[u]["K80"] {
+					t.Fatalf("quantum %d: trades %+v before user %s was measured on both types (%v)", q+1, trades, u, on)
+				}
 			}
 		}
 	}
@@ -301,5 +311,46 @@ func TestInstanceDecision(t *testing.T) {
 		Jobs: []models.JobState{job(1, "nobody", "unit", 1)}, Matrix: matrix(t)}
 	if _, err := newGF(t, nil).Allocate(bad); err == nil || !strings.Contains(err.Error(), "nobody") {
 		t.Errorf("unknown user: err %v", err)
+	}
+}
+
+// Algorithm 2 with the user's measured speed: among types where the user's
+// per-GPU tickets tie, a new job goes where the user runs fastest. Users A
+// ("p100": 2 steps/s on P100, 1 on V100) and B, two jobs each, on 2 V100 +
+// 2 P100 (oracle profiling): shares V100 1 + 1, P100 1 + 1. A's first job:
+// tickets 1/1 on both types, speed 2 on P100 → P100 (the paper's rule
+// without speeds takes the higher-ranked V100); its second: V100 1/1 against
+// P100 1/2 → V100.
+func TestTypeChoiceUsesSpeed(t *testing.T) {
+	p := newGF(t, map[string]any{"profile": "oracle"})
+	d := newDriver(t, p, users("A", "B"), models.Server{Type: "V100", GPUs: 2}, models.Server{Type: "P100", GPUs: 2})
+	d.add(job(1, "A", "p100", 1), job(2, "A", "p100", 1), job(3, "B", "unit", 1), job(4, "B", "unit", 1))
+	d.quantum(0)
+	for id, want := range map[models.JobID]string{1: "P100", 2: "V100"} {
+		if typ, _, _ := p.Home(id); typ != want {
+			t.Errorf("job %d homed on %s, want %s", id, typ, want)
+		}
+	}
+}
+
+// Profiling is per user: a new job whose user has been measured on every
+// type it can run on is placed by Algorithm 2, not sent to the
+// highest-ranked type to be measured again. User A alone on 1 V100 + 1 K80:
+// job 1 has run on both (measured), job 2 is new. Shares V100 1, K80 1; job
+// 1 takes the V100 (tickets 1/1 tie, speed 4 > 1), job 2 the K80 (1/1
+// against V100's 1/2). Were only job 2's own measurements counted, it
+// would start on the V100 behind job 1.
+func TestProfilingPerUser(t *testing.T) {
+	p := newGF(t, nil)
+	d := newDriver(t, p, users("A"), models.Server{Type: "V100", GPUs: 1}, models.Server{Type: "K80", GPUs: 1})
+	measured := job(1, "A", "r4", 1)
+	d.add(measured, job(2, "A", "r4", 1))
+	d.jobs[0].Received["V100"], d.jobs[0].Received["K80"] = round, round
+	d.jobs[0].FirstRun, d.jobs[0].Executed = 0, 2*round
+	d.decide(2 * round.Seconds())
+	for id, want := range map[models.JobID]string{1: "V100", 2: "K80"} {
+		if typ, _, _ := p.Home(id); typ != want {
+			t.Errorf("job %d homed on %s, want %s", id, typ, want)
+		}
 	}
 }

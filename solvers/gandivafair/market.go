@@ -5,8 +5,8 @@ import (
 	"sort"
 )
 
-// Market is one round of Gandiva_fair's automated trading (DESIGN.md,
-// "Gandiva_fair", step 2; Chaudhary et al., EuroSys 2020): users swap shares
+// Market is one round of Gandiva_fair's automated trading
+// (docs/algorithms/gandiva-fair.md, step 2; Chaudhary et al., EuroSys 2020): users swap shares
 // of a slow type for shares of a fast one at a second price, so that the
 // users who gain most from the fast type hold it, and no user loses.
 type Market struct {

@@ -44,6 +44,7 @@ func (st *state) shares(s *models.Snapshot, trading bool) *decision {
 		}
 		d.userJobs[j.user] = append(d.userJobs[j.user], j)
 	}
+	st.measureSpeeds()
 	d.before = WaterFillTypes(st.capacities(), st.weights(), d.demand, d.runnable)
 	d.share = matrix(nU, nT)
 	for u := range d.share {
@@ -108,6 +109,30 @@ func (st *state) userNames() []string {
 		n[u] = x.Name
 	}
 	return n
+}
+
+// measureSpeeds updates each user's per-GPU throughput on each type: the
+// mean of T[j][k] / gang over its active jobs known on k; a type none of
+// them is known on keeps the last value (NaN if never known), since a
+// user's jobs are similar (the paper's premise).
+func (st *state) measureSpeeds() {
+	nT := len(st.types)
+	num, den := matrix(len(st.users), nT), matrix(len(st.users), nT)
+	for _, j := range st.active {
+		for k := range st.types {
+			if j.known[k] && j.tput[k] > 0 {
+				num[j.user][k] += j.tput[k] / float64(j.gang)
+				den[j.user][k]++
+			}
+		}
+	}
+	for u := range num {
+		for k := range num[u] {
+			if den[u][k] > 0 {
+				st.lastS[u][k] = num[u][k] / den[u][k]
+			}
+		}
+	}
 }
 
 // speedups is r_u per pair: the GPU-weighted (gang-weighted) mean of

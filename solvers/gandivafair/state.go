@@ -30,6 +30,7 @@ type state struct {
 	active []*job // this decision's jobs, in snapshot order
 
 	lastR [][]float64 // [user][pair]: last known speedup, NaN when never known
+	lastS [][]float64 // [user][type]: last known per-GPU throughput, NaN when never known
 	lastD *decision   // the last decision's shares and trades
 
 	decided bool
@@ -128,10 +129,15 @@ func newState(s *models.Snapshot, p *GandivaFair) *state {
 		st.tsrv[k] = append(st.tsrv[k], i)
 	}
 	st.lastR = make([][]float64, len(s.Users))
+	st.lastS = make([][]float64, len(s.Users))
 	for u := range st.lastR {
 		st.lastR[u] = make([]float64, len(st.pairs))
 		for i := range st.lastR[u] {
 			st.lastR[u][i] = math.NaN()
+		}
+		st.lastS[u] = make([]float64, nT)
+		for k := range st.lastS[u] {
+			st.lastS[u][k] = math.NaN()
 		}
 	}
 	st.rep.init(len(s.Users), nT)

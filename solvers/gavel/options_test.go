@@ -79,7 +79,7 @@ func TestTriggersAndNames(t *testing.T) {
 			t.Errorf("%s with no job: %v, %v", e.Name, a, err)
 		}
 	}
-	if len(seen) != 7 {
-		t.Errorf("%d policies, want 7", len(seen))
+	if len(seen) != 8 {
+		t.Errorf("%d policies, want 8", len(seen))
 	}
 }

@@ -55,5 +55,6 @@ func Entries() []solvers.Entry {
 		{Name: MaxThroughputName, Summary: MaxThroughputSummary, New: NewMaxThroughput},
 		{Name: HierarchicalName, Summary: HierarchicalSummary, New: NewHierarchical, Claims: []string{"pareto-efficient"}},
 		{Name: SpaceSharingName, Summary: SpaceSharingSummary, New: NewSpaceSharing},
+		{Name: AlloXName, Summary: AlloXSummary, New: NewAlloX},
 	}
 }

@@ -26,6 +26,7 @@ func Default() *solvers.Registry {
 		{Name: sjf.Name, Summary: sjf.Summary, New: sjf.New},
 		{Name: sjf.SRTFName, Summary: sjf.SRTFSummary, New: sjf.NewSRTF},
 		{Name: tiresias.Name, Summary: tiresias.Summary, New: tiresias.New},
+		{Name: tiresias.PerTypeName, Summary: tiresias.PerTypeSummary, New: tiresias.NewPerType},
 		{Name: isolated.Name, Summary: isolated.Summary, New: isolated.New, Claims: []string{"sharing-incentive", "envy-free", "strategy-proof"}},
 		{Name: gandivafair.Name, Summary: gandivafair.Summary, New: gandivafair.New, Claims: []string{"sharing-incentive", "share-convergence"}},
 		{Name: gandivafair.NoTradeName, Summary: gandivafair.NoTradeSummary, New: gandivafair.NewNoTrade, Claims: []string{"sharing-incentive", "share-convergence"}},

@@ -11,7 +11,8 @@
 //     SymbioticLab/Tiresias simulator/run_sim.py), the clairvoyant baseline
 //     of Tiresias (Gu et al., NSDI 2019, §6).
 //
-// Both know each job's work (Job.Steps) and rank it by time at its best
+// docs/algorithms/sjf.md states both. Both know each job's work (Job.Steps)
+// and rank it by time at its best
 // throughput on the cluster (s.BestThroughput): they are clairvoyant and
 // heterogeneity-aware in their estimate, and start a job on the fastest type
 // that has room for its gang.
@@ -33,28 +34,44 @@ const Name = "sjf"
 const Summary = "non-preemptive shortest job first (Steps / best throughput), skipping jobs that do not fit"
 
 // SJF is the non-preemptive policy. It keeps no state between decisions.
-type SJF struct{}
+type SJF struct {
+	roundsOnly bool
+}
+
+// Options are sjf's settings.
+type Options struct {
+	// RoundsOnly decides at round starts only (as SJF-BSBF's prototype
+	// does every schedule_interval seconds); by default at arrivals and
+	// completions.
+	RoundsOnly bool `mapstructure:"rounds_only"`
+}
 
 var (
 	_ solvers.Policy    = (*SJF)(nil)
 	_ solvers.Triggered = (*SJF)(nil)
 )
 
-// New builds sjf; it takes no options.
+// New builds sjf (option rounds_only).
 func New(c solvers.Config) (solvers.Policy, error) {
-	var o struct{}
+	var o Options
 	if err := c.Decode(&o); err != nil {
 		return nil, fmt.Errorf("sjf: options: %w", err)
 	}
-	return &SJF{}, nil
+	return &SJF{roundsOnly: o.RoundsOnly}, nil
 }
 
 // Name is "sjf".
 func (*SJF) Name() string { return Name }
 
 // Triggers: arrivals and completions (the only moments the waiting set or
-// the free GPUs change; sjf is non-preemptive, so round starts change nothing).
-func (*SJF) Triggers() models.Trigger { return models.AtArrival | models.AtCompletion }
+// the free GPUs change; sjf is non-preemptive, so round starts change
+// nothing), or round starts only with rounds_only.
+func (p *SJF) Triggers() models.Trigger {
+	if p.roundsOnly {
+		return models.AtRound
+	}
+	return models.AtArrival | models.AtCompletion
+}
 
 // Allocate re-lists every running job on its current type, then starts
 // waiting jobs in ascending order of Duration (ties by arrival, then ID) on

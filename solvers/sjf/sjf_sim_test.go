@@ -92,3 +92,17 @@ func TestSimSRTFHeterogeneous(t *testing.T) {
 		t.Errorf("%d migrations, want 1", r.Summary.Migrations)
 	}
 }
+
+// rounds_only: sjf decides at round starts (360 s) only. The
+// TestSimShortestFirst jobs: J1 starts at 0 and ends at 100; the GPU idles
+// until 360, when J3 (30 s) runs to 390, then J2 must wait for the round at
+// 720 and ends at 770. JCTs: J1 100, J2 760, J3 370.
+func TestSimRoundsOnly(t *testing.T) {
+	p, err := sjf.New(solvers.Config{Options: map[string]any{"rounds_only": true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	jobs := []models.Job{policytest.Job(1, 0, "unit", 1, 100).Job, policytest.Job(2, 10, "unit", 1, 50).Job, policytest.Job(3, 20, "unit", 1, 30).Job}
+	got, _ := policytest.Simulate(t, p, []models.Server{{Type: "V100", GPUs: 1}}, nil, jobs...)
+	policytest.WantJCT(t, got, map[models.JobID]float64{1: 100, 2: 760, 3: 370})
+}

@@ -9,7 +9,8 @@
 //	sjf-ffs                share any fitting GPU, first fit, no test
 //	sjf-ffs-consolidated   the same, one server first
 //
-// All four are non-preemptive and decide at arrivals and completions. At
+// All four are non-preemptive and decide at arrivals and completions (or
+// once per round with rounds_only). At
 // most two jobs share a GPU, each running at its co-located speed (the
 // simulator's GPU sharing: sim and models.Allocation.Colocate).
 //
@@ -32,7 +33,7 @@
 //     (a measured co-located throughput of 0) and fits in GPU memory,
 //     possibly with gradient accumulation (below). sjf-bsbf offers only the
 //     running jobs b that pass the pairwise test t_con < t_seq (TCon, TSeq;
-//     DESIGN.md "SJF-BSBF") and takes the one with the lowest t_con (best
+//     docs/algorithms/sjf-bsbf.md) and takes the one with the lowest t_con (best
 //     benefit first); sjf-ffs offers every fitting running job and takes the
 //     one on the lowest GPU index (first fit).
 //
@@ -42,7 +43,7 @@
 //     the same set of GPUs" and interference is measured for pairs of jobs of
 //     equal GPU counts (as are Gavel's pairs, the only measured pairs in the
 //     catalogue).
-//   - gpus (DESIGN.md read literally): every idle GPU of the type first, then
+//   - gpus (the original specification read literally): every idle GPU of the type first, then
 //     GPUs of passing running jobs of any gang in the order above, GPU by
 //     GPU, until the gang is met. A gang larger than its partner's takes
 //     several partners; a partner with more GPUs than needed gives its
@@ -91,9 +92,10 @@
 // # Choices where the paper is not specific (or could not be checked)
 //
 // The full text of the paper was not available to the author of this
-// package (only its abstract); the formulas are DESIGN.md's. Choices made
+// package (only its abstract); the formulas are those of
+// docs/algorithms/sjf-bsbf.md. Choices made
 // here:
-//   - Pairing gangs by default, against DESIGN.md's "take GPUs of running
+//   - Pairing gangs by default, against the specification's "take GPUs of running
 //     jobs until the gang is met" (pairing gpus): jobs of different gangs on
 //     partly shared GPUs have no measured interference anywhere (the
 //     default ξ always applies), the simulator runs a gang at the pace of
@@ -118,7 +120,9 @@
 // Options (all four): default_slowdown (float ≥ 1, default 2), the ξ assumed
 // for a pair without figures, which must equal the simulator's
 // Config.DefaultSlowdown (default 2) for the test to predict what happens;
-// pairing (gangs or gpus, default gangs), above.
+// pairing (gangs or gpus, default gangs), above; rounds_only (default
+// false) decides once per round instead of at arrivals and completions, as
+// the authors' prototype does once per scheduling interval.
 //
 // The policies count the jobs they start, start beside a running job, and
 // start with accumulation (Report). Build one per run.

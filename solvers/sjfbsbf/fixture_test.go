@@ -121,7 +121,7 @@ var variants = []struct {
 	{sjfbsbf.FFSName, sjfbsbf.NewFFS}, {sjfbsbf.FFSConsolidatedName, sjfbsbf.NewFFSConsolidated},
 }
 
-// gpusPairing builds f's policy with pairing: gpus (DESIGN.md's reading:
+// gpusPairing builds f's policy with pairing: gpus (the original specification's reading:
 // a gang made GPU by GPU of idle GPUs and GPUs of running jobs of any gang).
 func gpusPairing(f solvers.Factory) solvers.Factory {
 	return func(c solvers.Config) (solvers.Policy, error) {

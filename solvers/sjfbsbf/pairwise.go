@@ -2,8 +2,8 @@ package sjfbsbf
 
 import "math"
 
-// The pairwise test of SJF-BSBF (Luo et al., IWQoS 2024, §IV; fairbench's
-// DESIGN.md, "SJF-BSBF"). A pending job a may start now on the GPUs of a
+// The pairwise test of SJF-BSBF (Luo et al., IWQoS 2024, §IV;
+// docs/algorithms/sjf-bsbf.md). A pending job a may start now on the GPUs of a
 // running job b, each then slowed by its interference factor ξ ≥ 1
 // (iteration time × ξ), or wait until b ends. With E the exclusive remaining
 // time (remaining iterations × iteration time alone) and Ê = ξ·E:

@@ -32,10 +32,15 @@ type Options struct {
 	// the policy assumes for a pair without pair figures; it should equal the
 	// simulator's (sim.Config.DefaultSlowdown, default 2). Finite, ≥ 1.
 	DefaultSlowdown float64 `mapstructure:"default_slowdown"`
-	// Pairing (option pairing) is "gpus" (default: a gang is made of idle
-	// GPUs and GPUs of running jobs of any gang, GPU by GPU) or "gangs" (a
-	// job shares exactly the GPU set of one running job of its own gang).
+	// Pairing (option pairing) is "gangs" (default: a job shares exactly
+	// the GPU set of one running job of its own gang) or "gpus" (a gang is
+	// made of idle GPUs and GPUs of running jobs of any gang, GPU by GPU).
 	Pairing string `mapstructure:"pairing"`
+	// RoundsOnly (option rounds_only) decides at round starts only, as the
+	// authors' prototype does every schedule_interval seconds
+	// (github.com/Lai-JX/Scheduler, scheduler_impl/schedulers.py); by
+	// default at arrivals and completions.
+	RoundsOnly bool `mapstructure:"rounds_only"`
 }
 
 // Policy is one of the four variants. Between decisions it keeps only
@@ -47,6 +52,7 @@ type Policy struct {
 	consolidate bool // try one server first
 	sameGang    bool // pairing "gangs"
 	xi          float64
+	roundsOnly  bool
 	rep         Report
 	cache       *figs // pair figures, kept across the decisions of a run
 }
@@ -94,15 +100,20 @@ func build(c solvers.Config, name string, benefit, consolidate bool) (solvers.Po
 		return nil, fmt.Errorf("%s: options: pairing must be gpus or gangs, got %q", name, o.Pairing)
 	}
 	return &Policy{name: name, benefit: benefit, consolidate: consolidate, xi: o.DefaultSlowdown,
-		sameGang: o.Pairing == "gangs"}, nil
+		sameGang: o.Pairing == "gangs", roundsOnly: o.RoundsOnly}, nil
 }
 
 // Name is the registered name of the variant.
 func (p *Policy) Name() string { return p.name }
 
-// Triggers: arrivals and completions. The policy is non-preemptive, so
-// nothing changes between those events.
-func (p *Policy) Triggers() models.Trigger { return models.AtArrival | models.AtCompletion }
+// Triggers: arrivals and completions (the policy is non-preemptive, so
+// nothing changes between those events), or round starts with rounds_only.
+func (p *Policy) Triggers() models.Trigger {
+	if p.roundsOnly {
+		return models.AtRound
+	}
+	return models.AtArrival | models.AtCompletion
+}
 
 // Report returns the counters (solvers.Reporter).
 func (p *Policy) Report() any { return p.rep }

@@ -343,3 +343,21 @@ func TestRegressionInsertBeforeHead(t *testing.T) {
 		t.Errorf("started %v, want %v", got, want)
 	}
 }
+
+// rounds_only makes the variants decide at round starts only (the
+// prototype's schedule_interval); by default at arrivals and completions.
+func TestRoundsOnly(t *testing.T) {
+	for _, f := range []solvers.Factory{sjfbsbf.New, sjfbsbf.NewFFS} {
+		p, err := f(solvers.Config{Options: map[string]any{"rounds_only": true}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := solvers.TriggersOf(p); got != models.AtRound {
+			t.Errorf("%s rounds_only: triggers %v", p.Name(), got)
+		}
+		p, _ = f(solvers.Config{})
+		if got := solvers.TriggersOf(p); got != models.AtArrival|models.AtCompletion {
+			t.Errorf("%s: triggers %v", p.Name(), got)
+		}
+	}
+}

@@ -35,6 +35,24 @@
 //     room for its gang, and a running job that stays in keeps its type when
 //     that type still has room (solvers.StayOrFastest).
 //
+// Two variants and two options reproduce how the seed papers ran Tiresias
+// (docs/algorithms/tiresias.md):
+//
+//   - tiresias-pertype is Tiresias as FFT (Mo, Xu, Lau, ICS 2025) adapted it
+//     to a heterogeneous cluster: per-GPU-type queues, a type drawn at
+//     random for each job, no migration across types. A job's type is drawn
+//     uniformly among the types that can run its gang, once, from a seed the
+//     run's random source gives (a hash of the seed and the job's ID, so the
+//     draw does not depend on the order of decisions); the job only ever runs
+//     there. The queues are the same 2D-LAS queues, served per type: walking
+//     the global order and packing each job on its own type is the same as
+//     serving each type's queue in priority order.
+//   - service: time counts attained service as time run rather than GPU
+//     time (the authors' Tiresias_jobs in SJF-BSBF's prototype,
+//     github.com/Lai-JX/Scheduler, scheduler_impl/schedulers.py, called
+//     with gputime=False), and rounds_only: true decides at round starts
+//     only, as that prototype does every schedule_interval seconds.
+//
 // The policy keeps per-job state between decisions (queue, the service and
 // time counters since the last promotion, the within-queue order), because a
 // promotion resets the service that decides the queue and the order depends
@@ -55,11 +73,23 @@ import (
 	"fairbench/solvers"
 )
 
-// Name is the policy's registered name.
-const Name = "tiresias"
+// Registered names.
+const (
+	Name        = "tiresias"
+	PerTypeName = "tiresias-pertype"
+)
 
-// Summary is the one-line description the registry shows.
-const Summary = "Tiresias discretised 2D-LAS: GPU-time priority queues, FIFO within a queue, preemptive, starvation promotion"
+// Summaries the registry shows.
+const (
+	Summary        = "Tiresias discretised 2D-LAS: GPU-time priority queues, FIFO within a queue, preemptive, starvation promotion"
+	PerTypeSummary = "Tiresias as FFT adapted it: per-GPU-type queues, a random type per job, no migration across types"
+)
+
+// Service kinds (Options.Service).
+const (
+	ServiceGPUTime = "gpu-time" // gang × time run (the paper's two dimensions)
+	ServiceTime    = "time"     // time run
+)
 
 // DefaultThresholds are the queue thresholds in GPU-seconds: the authors'
 // simulator uses num_queue = 3 with queue_limit = [3250, 7200, 18000]
@@ -85,12 +115,23 @@ type Options struct {
 	// to Q0 when it has waited PromoteKnob × its run time since its last
 	// promotion. 0 turns promotion off. Default DefaultPromoteKnob.
 	PromoteKnob *float64 `mapstructure:"promote_knob"`
+	// Service is what the thresholds count: "gpu-time" (default) or "time".
+	Service string `mapstructure:"service"`
+	// RoundsOnly decides at round starts only (default: also at arrivals
+	// and completions).
+	RoundsOnly bool `mapstructure:"rounds_only"`
 }
 
 // Tiresias is the policy. See the package comment.
 type Tiresias struct {
+	name       string
 	thresholds []time.Duration
 	knob       float64
+	byTime     bool // service is time run, not GPU time
+	roundsOnly bool
+	perType    bool   // tiresias-pertype
+	seed       uint64 // of the per-type draws
+	typeOf     map[models.JobID]string
 
 	jobs   map[models.JobID]*entry
 	queues [][]models.JobID
@@ -122,11 +163,17 @@ var (
 )
 
 // New builds tiresias from its options, refusing thresholds that are not
-// positive, finite and strictly increasing, and a negative or non-finite knob.
-func New(c solvers.Config) (solvers.Policy, error) {
+// positive, finite and strictly increasing, a negative or non-finite knob,
+// and an unknown service.
+func New(c solvers.Config) (solvers.Policy, error) { return build(Name, c) }
+
+// NewPerType builds tiresias-pertype (the same options).
+func NewPerType(c solvers.Config) (solvers.Policy, error) { return build(PerTypeName, c) }
+
+func build(name string, c solvers.Config) (*Tiresias, error) {
 	var o Options
 	if err := c.Decode(&o); err != nil {
-		return nil, fmt.Errorf("tiresias: options: %w", err)
+		return nil, fmt.Errorf("%s: options: %w", name, err)
 	}
 	if o.Thresholds == nil {
 		o.Thresholds = append([]float64(nil), DefaultThresholds...)
@@ -135,7 +182,29 @@ func New(c solvers.Config) (solvers.Policy, error) {
 	if o.PromoteKnob != nil {
 		knob = *o.PromoteKnob
 	}
-	return NewWith(o.Thresholds, knob)
+	t, err := NewWith(o.Thresholds, knob)
+	if err != nil {
+		return nil, err
+	}
+	t.name = name
+	switch o.Service {
+	case "", ServiceGPUTime:
+	case ServiceTime:
+		t.byTime = true
+	default:
+		return nil, fmt.Errorf("%s: service: must be %q or %q, got %q", name, ServiceGPUTime, ServiceTime, o.Service)
+	}
+	t.roundsOnly = o.RoundsOnly
+	if name == PerTypeName {
+		t.perType = true
+		// The run's random source seeds the draws; without one (a single
+		// decision from the checker) a fixed seed keeps them reproducible.
+		t.seed = 0x7469726573696173
+		if c.Rand != nil {
+			t.seed = c.Rand.Uint64()
+		}
+	}
+	return t, nil
 }
 
 // maxThreshold keeps thresholds within time.Duration (about 292 years).
@@ -144,7 +213,7 @@ const maxThreshold = 1e9
 // NewWith builds tiresias from thresholds in GPU-seconds and a promote knob,
 // validating both.
 func NewWith(thresholds []float64, promoteKnob float64) (*Tiresias, error) {
-	t := &Tiresias{knob: promoteKnob}
+	t := &Tiresias{name: Name, knob: promoteKnob}
 	for i, th := range thresholds {
 		if math.IsNaN(th) || math.IsInf(th, 0) || th <= 0 || th > maxThreshold {
 			return nil, fmt.Errorf("tiresias: thresholds[%d]: must be a positive number of GPU-seconds up to %g, got %v", i, float64(maxThreshold), th)
@@ -160,13 +229,26 @@ func NewWith(thresholds []float64, promoteKnob float64) (*Tiresias, error) {
 	return t, nil
 }
 
-// Name is "tiresias".
-func (*Tiresias) Name() string { return Name }
+// Name is "tiresias" or "tiresias-pertype".
+func (t *Tiresias) Name() string { return t.name }
 
 // Triggers: round starts, arrivals and completions, like the authors'
-// simulator, which reschedules at every arrival and completion.
-func (*Tiresias) Triggers() models.Trigger {
+// simulator, which reschedules at every arrival and completion; round
+// starts only with rounds_only.
+func (t *Tiresias) Triggers() models.Trigger {
+	if t.roundsOnly {
+		return models.AtRound
+	}
 	return models.AtRound | models.AtArrival | models.AtCompletion
+}
+
+// service is j's attained service as the thresholds count it, and what it
+// was at j's last promotion.
+func (t *Tiresias) service(j *models.JobState, e *entry) time.Duration {
+	if t.byTime {
+		return j.Executed - e.baseExecuted
+	}
+	return j.Attained - e.baseAttained
 }
 
 // Queues is the number of priority queues, len(thresholds) + 1.
@@ -199,6 +281,7 @@ func (t *Tiresias) Allocate(s *models.Snapshot) (models.Allocation, error) {
 	if t.jobs == nil {
 		t.jobs = map[models.JobID]*entry{}
 		t.queues = make([][]models.JobID, t.Queues())
+		t.typeOf = map[models.JobID]string{}
 	}
 	var dt time.Duration
 	if t.seen {
@@ -227,6 +310,7 @@ func (t *Tiresias) Allocate(s *models.Snapshot) (models.Allocation, error) {
 			switch {
 			case e.seen != t.gen:
 				delete(t.jobs, id)
+				delete(t.typeOf, id)
 			case e.cur.Running():
 				run = append(run, id)
 			default:
@@ -243,7 +327,8 @@ func (t *Tiresias) Allocate(s *models.Snapshot) (models.Allocation, error) {
 			continue
 		}
 		j := &s.Jobs[i]
-		e := &entry{queue: t.level(j.Attained), cur: j, seen: t.gen}
+		e := &entry{cur: j, seen: t.gen}
+		e.queue = t.level(t.service(j, e))
 		if j.Started() {
 			e.waited = max(0, s.Now-j.FirstRun-j.Executed)
 		}
@@ -258,7 +343,7 @@ func (t *Tiresias) Allocate(s *models.Snapshot) (models.Allocation, error) {
 			continue
 		}
 		j := &s.Jobs[i]
-		if lvl := t.level(j.Attained - e.baseAttained); lvl > e.queue {
+		if lvl := t.level(t.service(j, e)); lvl > e.queue {
 			t.move(j.ID, e, lvl)
 		}
 		if j.Running() {
@@ -284,7 +369,39 @@ func (t *Tiresias) Allocate(s *models.Snapshot) (models.Allocation, error) {
 		}
 	}
 	t.last, t.seen = s.Now, true
-	return models.Allocation{Run: solvers.Pack(s, order, solvers.StayOrFastest, false)}, nil
+	choose := solvers.StayOrFastest
+	if t.perType {
+		choose = t.ownType
+	}
+	return models.Allocation{Run: solvers.Pack(s, order, choose, false)}, nil
+}
+
+// ownType is tiresias-pertype's chooser: the job's drawn type when it has
+// room for the gang.
+func (t *Tiresias) ownType(s *models.Snapshot, j *models.JobState, free map[string]int) (string, bool) {
+	g, ok := t.typeOf[j.ID]
+	if !ok {
+		var can []string
+		for _, n := range s.Cluster.TypeNames() {
+			if s.Throughput(&j.Job, n) > 0 {
+				can = append(can, n)
+			}
+		}
+		if len(can) == 0 {
+			return "", false
+		}
+		g = can[mix(t.seed, uint64(j.ID))%uint64(len(can))]
+		t.typeOf[j.ID] = g
+	}
+	return g, free[g] >= j.Gang
+}
+
+// mix is SplitMix64's finaliser over seed and x: a uniform draw per job.
+func mix(seed, x uint64) uint64 {
+	z := seed + (x+1)*0x9e3779b97f4a7c15
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9
+	z = (z ^ (z >> 27)) * 0x94d049bb133111eb
+	return z ^ (z >> 31)
 }
 
 // move takes job id out of its queue and appends it to queue q.

@@ -68,3 +68,26 @@ func TestSimFreshStatePerRun(t *testing.T) {
 		}
 	}
 }
+
+// service: time counts wall time run, as SJF-BSBF's prototype runs
+// Tiresias (gputime=False). The TestSimGPUTime workload: J1 (gang 2) has
+// run 60 s < 100 at t=60 and stays in Q0 ahead of J2; J1 ends at 200 (JCT
+// 200), J2 runs 200–300 (JCT 240).
+func TestSimServiceTime(t *testing.T) {
+	got, _ := policytest.Simulate(t, newTiresias(t, map[string]any{"thresholds": []any{100}, "service": "time"}), []models.Server{{Type: "V100", GPUs: 2}}, nil,
+		policytest.Job(1, 0, "unit", 2, 200).Job, policytest.Job(2, 60, "unit", 1, 100).Job)
+	policytest.WantJCT(t, got, map[models.JobID]float64{1: 200, 2: 240})
+}
+
+// rounds_only: decisions at round starts (360 s) only. One V100, J1 of 100
+// steps at 0, J2 of 100 steps at 10: J1 ends at 100 and the GPU idles until
+// the round at 360, when J2 starts (JCT 450 − 10 = 440); with event
+// decisions J2 starts at 100 (JCT 190).
+func TestSimRoundsOnly(t *testing.T) {
+	jobs := []models.Job{policytest.Job(1, 0, "unit", 1, 100).Job, policytest.Job(2, 10, "unit", 1, 100).Job}
+	servers := []models.Server{{Type: "V100", GPUs: 1}}
+	got, _ := policytest.Simulate(t, newTiresias(t, map[string]any{"rounds_only": true}), servers, nil, jobs...)
+	policytest.WantJCT(t, got, map[models.JobID]float64{1: 100, 2: 450})
+	got, _ = policytest.Simulate(t, newTiresias(t, nil), servers, nil, jobs...)
+	policytest.WantJCT(t, got, map[models.JobID]float64{1: 100, 2: 190})
+}
