@@ -15,7 +15,7 @@ APT_TEST := $(APT_RUN) python3-torch python3-torchvision chromium poppler-utils
 # they start themselves (Debian's slurm-wlm and munge).
 APT_TEST += slurm-wlm munge
 
-.PHONY: all deps test-deps apt build run test bench vet clean
+.PHONY: all deps test-deps apt build run test bench vet gate clean
 
 all: build
 
@@ -56,12 +56,21 @@ vet: deps
 	@test -z "$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))" || { gofmt -l .; echo "gofmt needed"; exit 1; }
 	$(GO) vet ./...
 
+# gate is the CI fairness gate (deploy/ci runs it on pull requests): the
+# property matrix against the checked-in baseline, failing only when a
+# claim's verdict changes (docs/checker.md, "The gate"). After an intended
+# change: ./bin/fairbench check --matrix --write-baseline check/baseline.json
+GATE_OUT := out/gate
+gate: build
+	./$(BIN) check --matrix --baseline check/baseline.json --out $(GATE_OUT) --junit $(GATE_OUT)/check-gate.xml --quiet
+
 # FAIRBENCH_REQUIRE_TORCH makes the calibration tests fail, not skip, when
 # PyTorch is missing.
 test: test-deps vet
 	FAIRBENCH_REQUIRE_TORCH=1 $(GO) test ./...
 	$(GO) test -race ./solvers/lp/ ./sim/
-	CGO_ENABLED=0 $(GO) test ./solvers/lp/ ./models/ ./sim/ ./calibrate/
+	CGO_ENABLED=0 $(GO) test ./solvers/lp/ ./models/ ./sim/ ./calibrate/ ./fairness/
+	$(MAKE) --no-print-directory gate
 
 bench: deps
 	$(GO) test -run '^$$' -bench . -benchmem ./microbench/

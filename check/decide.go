@@ -3,19 +3,22 @@ package check
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 
+	"fairbench/fairness"
 	"fairbench/models"
 	"fairbench/sim"
 	"fairbench/solvers"
 )
 
-// Subject is the policy under check: its name, the properties it claims,
-// and a factory that builds a fresh policy (fresh state) for every decision
-// or simulation.
+// Subject is the policy under check: its name, the properties it claims
+// (with their conditions), and a factory that builds a fresh policy (fresh
+// state) for every decision or simulation.
 type Subject struct {
 	Name   string
-	Claims []string
+	Claims []models.Claim
 	// Options are the policy's options (written into counterexamples).
 	Options map[string]any
 	New     func() (solvers.Policy, error)
@@ -61,13 +64,13 @@ type Decision struct {
 	Spec     *Spec // nil for a replayed file that is not spec-shaped
 	Instance *models.Instance
 	Snapshot *models.Snapshot
-	Division *models.Division
+	Division *fairness.Division
 	// Allocation is the policy's answer to one Allocate call.
 	Allocation models.Allocation
 	// Mode is the mode the outcome was measured in (OneDecision or Realised).
 	Mode Mode
 	// Outcome is the allocation in the division's terms.
-	Outcome *models.Outcome
+	Outcome *fairness.Outcome
 	// Infeasible is the constraint the allocation (or, realised, one of the
 	// simulation's allocations) breaks; nil when feasible.
 	Infeasible error
@@ -75,7 +78,7 @@ type Decision struct {
 	// malformed answer): never a property violation.
 	PolicyErr error
 	// Mechanism reruns the policy on misreported speeds (strategy-proofness).
-	Mechanism models.Mechanism
+	Mechanism fairness.Mechanism
 	// Relaxed is set in Realised mode when a job's gang exceeds one GPU:
 	// the time-sharing model the fairness predicates measure against is
 	// then a relaxation that no schedule of whole gangs may meet (2 GPUs, a
@@ -101,7 +104,22 @@ func (c *Decision) Err() error {
 	return c.err
 }
 
-// decide runs the subject on one instance.
+// claimOf is the subject's claim of property name: every policy claims
+// feasibility, unconditionally.
+func (s *Subject) claimOf(name string) (models.Claim, bool) {
+	if name == Feasible {
+		return models.Claim{Property: Feasible}, true
+	}
+	for _, c := range s.Claims {
+		if c.Property == name {
+			return c, true
+		}
+	}
+	return models.Claim{}, false
+}
+
+// decide runs the subject on one instance: the policy's answer, checked
+// for feasibility first, and its outcome in the mode of the check.
 func decide(subj *Subject, cfg *Config, in *models.Instance, spec *Spec) *Decision {
 	c := &Decision{Spec: spec, Instance: in, cfg: cfg}
 	snap, err := in.Snapshot(specTypes)
@@ -110,7 +128,8 @@ func decide(subj *Subject, cfg *Config, in *models.Instance, spec *Spec) *Decisi
 		return c
 	}
 	c.Snapshot = snap
-	if c.Division, err = models.NewDivision(snap); err != nil {
+	snap.Job(0) // builds the job index now: the decision is shared by goroutines
+	if c.Division, err = fairness.NewDivision(snap); err != nil {
 		c.PolicyErr = err
 		return c
 	}
@@ -132,34 +151,14 @@ func decide(subj *Subject, cfg *Config, in *models.Instance, spec *Spec) *Decisi
 			c.Mode = Realised
 		}
 	}
-	mode := c.Mode
-	if mode == Realised {
+	if c.Mode == Realised {
 		for i := range snap.Jobs {
 			c.Relaxed = c.Relaxed || snap.Jobs[i].Gang > 1
 		}
 	}
-	outcome := func(snap *models.Snapshot, d *models.Division, a *models.Allocation) (*models.Outcome, error) {
-		if mode == Realised {
-			return realise(subj, cfg, snap, d)
-		}
-		if a == nil {
-			p, err := subj.New()
-			if err != nil {
-				return nil, err
-			}
-			alloc, err := p.Allocate(snap)
-			if err != nil {
-				return nil, fmt.Errorf("policy %s: %w", subj.Name, err)
-			}
-			if err := models.Feasible(snap, alloc); err != nil {
-				return nil, fmt.Errorf("policy %s: infeasible allocation on a misreport: %w", subj.Name, err)
-			}
-			a = &alloc
-		}
-		return models.OutcomeOf(snap, d, *a, cfg.Slowdown)
-	}
-	if c.Infeasible == nil || mode == Realised {
-		c.Outcome, err = outcome(snap, c.Division, &c.Allocation)
+	j := judge{subj: subj, cfg: cfg, mode: c.Mode}
+	if c.Infeasible == nil || c.Mode == Realised {
+		c.Outcome, err = j.outcome(snap, c.Division, &c.Allocation)
 		var v *models.Violation
 		switch {
 		case errors.As(err, &v):
@@ -169,52 +168,96 @@ func decide(subj *Subject, cfg *Config, in *models.Instance, spec *Spec) *Decisi
 			return c
 		}
 	}
-	c.Mechanism = func(rep *models.Division) (*models.Outcome, error) {
-		rin := reported(in, rep)
-		rsnap, err := rin.Snapshot(specTypes)
-		if err != nil {
-			return nil, err
-		}
-		rd, err := models.NewDivision(rsnap)
-		if err != nil {
-			return nil, err
-		}
-		return outcome(rsnap, rd, nil)
+	c.Mechanism = func(rep *fairness.Division) (*fairness.Outcome, error) {
+		return j.outcome(reportedSnapshot(snap, rep), rep, nil)
 	}
 	return c
 }
 
-// reported copies in with every job's throughputs replaced by its speeds in
-// rep (a 0 removes the figure).
-func reported(in *models.Instance, rep *models.Division) *models.Instance {
-	c := *in
-	c.Jobs = append([]models.InstanceJob(nil), in.Jobs...)
-	byID := map[models.JobID]*models.DivisionJob{}
+// judge measures the outcome of a policy in one mode.
+type judge struct {
+	subj *Subject
+	cfg  *Config
+	mode Mode
+}
+
+// outcome is the outcome of allocation a on snap (nil: ask a fresh policy
+// first): the allocation itself, or the shares a simulation realised. An
+// infeasible answer is an error wrapping its *models.Violation.
+func (j judge) outcome(snap *models.Snapshot, d *fairness.Division, a *models.Allocation) (*fairness.Outcome, error) {
+	if j.mode == Realised {
+		return realise(j.subj, j.cfg, snap, d)
+	}
+	if a == nil {
+		p, err := j.subj.New()
+		if err != nil {
+			return nil, err
+		}
+		alloc, err := p.Allocate(snap)
+		if err != nil {
+			return nil, fmt.Errorf("policy %s: %w", j.subj.Name, err)
+		}
+		if err := models.Feasible(snap, alloc); err != nil {
+			return nil, fmt.Errorf("policy %s: infeasible allocation on a misreport: %w", j.subj.Name, err)
+		}
+		a = &alloc
+	}
+	return fairness.OutcomeOf(snap, d, *a, j.cfg.Slowdown)
+}
+
+// reportedSnapshot is snap with every job's throughputs replaced by its
+// speeds in rep (0: cannot run there; the same figure consolidated and
+// spread). A job whose reported speeds differ from the truth reports them
+// as a job type of its own, "lie-<id>" (with its type's memory and state),
+// so that a lie about one job is not a lie about the others of its type.
+func reportedSnapshot(snap *models.Snapshot, rep *fairness.Division) *models.Snapshot {
+	c := *snap
+	c.Jobs = slices.Clone(snap.Jobs)
+	m := models.NewMatrix()
+	m.Merge(snap.Matrix)
+	types := maps.Clone(snap.JobTypes)
+	byID := make(map[models.JobID]*fairness.Job, len(rep.Jobs))
 	for i := range rep.Jobs {
 		byID[rep.Jobs[i].ID] = &rep.Jobs[i]
 	}
 	for k := range c.Jobs {
-		dj, ok := byID[c.Jobs[k].ID]
-		if !ok {
+		js := &c.Jobs[k]
+		dj, ok := byID[js.ID]
+		if !ok || !differs(snap, &js.Job, rep.Types, dj.Speed) {
 			continue
 		}
-		tp := map[string]float64{}
+		name := fmt.Sprintf("lie-%d", js.ID)
+		if jt, ok := types[js.Type]; ok {
+			jt.Name = name
+			types[name] = jt
+		}
+		js.Type = name
 		for g, t := range dj.Speed {
-			if t > 0 {
-				tp[rep.Types[g]] = t
+			for _, p := range []models.Placement{models.Consolidated, models.Spread} {
+				// Valid by construction: t ≥ 0 and finite, gang > 0.
+				_ = m.Set(models.Key{Job: name, GPU: rep.Types[g], Gang: js.Gang, Placement: p}, t, "misreport")
 			}
 		}
-		c.Jobs[k].Throughputs = tp
-		c.Jobs[k].Spread = nil
 	}
+	c.Matrix, c.JobTypes = m, types
 	return &c
+}
+
+// differs reports whether a report differs from the job's true speeds.
+func differs(snap *models.Snapshot, j *models.Job, types []string, speeds []float64) bool {
+	for g, t := range speeds {
+		if t != snap.Throughput(j, types[g]) {
+			return true
+		}
+	}
+	return false
 }
 
 // realise simulates snap's jobs under a fresh policy for cfg.Rounds rounds,
 // every job present from time 0 and too large to finish, and returns the
 // realised outcome: X[j][g] = time on g / horizon, and K[j] = steps done /
 // Σ_g T[j][g]·time on g (below 1 when co-location or restores slowed it).
-func realise(subj *Subject, cfg *Config, snap *models.Snapshot, d *models.Division) (*models.Outcome, error) {
+func realise(subj *Subject, cfg *Config, snap *models.Snapshot, d *fairness.Division) (*fairness.Outcome, error) {
 	p, err := subj.New()
 	if err != nil {
 		return nil, err
@@ -236,7 +279,7 @@ func realise(subj *Subject, cfg *Config, snap *models.Snapshot, d *models.Divisi
 	if err != nil {
 		return nil, fmt.Errorf("policy %s: %w", subj.Name, err)
 	}
-	o := models.NewOutcome(d)
+	o := fairness.NewOutcome(d)
 	at := tr.At[0]
 	for j := range d.Jobs {
 		st := at[d.Jobs[j].ID]
@@ -246,17 +289,8 @@ func realise(subj *Subject, cfg *Config, snap *models.Snapshot, d *models.Divisi
 			nominal += d.Jobs[j].Speed[g] * st.Time[t]
 		}
 		if nominal > 0 && math.Abs(st.Done-nominal) > 1e-9*nominal {
-			if o.K == nil {
-				o.K = make([][]float64, len(d.Jobs))
-				for i := range o.K {
-					o.K[i] = make([]float64, len(d.Types))
-					for g := range o.K[i] {
-						o.K[i][g] = 1
-					}
-				}
-			}
 			for g := range d.Types {
-				o.K[j][g] = st.Done / nominal
+				o.SetFactor(j, g, st.Done/nominal)
 			}
 		}
 	}

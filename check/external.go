@@ -23,6 +23,14 @@ const ExecPrefix = "exec:"
 // with every request.
 const Protocol = "fairbench-policy/1"
 
+// MaxAnswerBytes bounds one answer line of an external policy: a longer
+// line is a malformed answer, and the process is killed (an endless line
+// must not fill the memory).
+const MaxAnswerBytes = 8 << 20
+
+// errLineTooLong is a line over MaxAnswerBytes.
+var errLineTooLong = fmt.Errorf("answer line longer than %d bytes", MaxAnswerBytes)
+
 // DefaultExecTimeout is how long an external policy may take to answer one
 // request before it counts as hanging.
 const DefaultExecTimeout = 10 * time.Second
@@ -85,7 +93,7 @@ func NewExternal(cmd string, timeout time.Duration) *External {
 
 // Subject is the external policy as a checker subject; claims are what the
 // caller says it claims.
-func (x *External) Subject(claims []string) *Subject {
+func (x *External) Subject(claims []models.Claim) *Subject {
 	return &Subject{Name: ExecPrefix + x.cmd, Claims: claims, Close: x.Close,
 		New: func() (solvers.Policy, error) {
 			x.mu.Lock()
@@ -137,7 +145,7 @@ func (x *External) start() error {
 	go func() {
 		r := bufio.NewReaderSize(stdout, 1<<16)
 		for {
-			b, err := r.ReadBytes('\n')
+			b, err := readLine(r, MaxAnswerBytes)
 			if len(b) > 0 && err == nil {
 				x.lines <- lineOrErr{line: b}
 				continue
@@ -209,12 +217,31 @@ func (x *External) ask(run int64, s *models.Snapshot) (models.Allocation, error)
 			wrote = nil
 			continue
 		case l, ok := <-x.lines:
+			if ok && errors.Is(l.err, errLineTooLong) {
+				return models.Allocation{}, x.fail("malformed", fmt.Sprintf("request %d: %v", x.id, l.err))
+			}
 			if !ok || l.err != nil {
 				return models.Allocation{}, x.fail("crash", "closed its output before answering request "+fmt.Sprint(x.id))
 			}
 			return x.parse(l.line)
 		case <-timer.C:
 			return models.Allocation{}, x.fail("hang", fmt.Sprintf("no answer to request %d within %v", x.id, x.timeout))
+		}
+	}
+}
+
+// readLine reads one line of at most max bytes (the newline included);
+// a longer one is errLineTooLong, read no further.
+func readLine(r *bufio.Reader, max int) ([]byte, error) {
+	var line []byte
+	for {
+		chunk, err := r.ReadSlice('\n')
+		if len(line)+len(chunk) > max {
+			return nil, errLineTooLong
+		}
+		line = append(line, chunk...)
+		if err != bufio.ErrBufferFull {
+			return line, err
 		}
 	}
 }

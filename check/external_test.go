@@ -17,19 +17,20 @@ func python(t *testing.T) string {
 			return path
 		}
 	}
-	t.Skip("no python3: the external-policy example cannot run")
+	t.Fatal("no python3: the external-policy examples need it (make test-deps installs it)")
 	return ""
 }
 
 // The example policy, checked end to end through the protocol: it keeps the
-// properties it claims; its planted bug is caught.
+// properties it claims, for users with one job each; its planted bug is
+// caught.
 func TestExternalPythonPolicy(t *testing.T) {
 	py := python(t)
-	claims := []string{SharingIncentive, EnvyFree, StrategyProof}
+	claims := oneJobClaims()
 	x := NewExternal(py+" examples/equal_share.py", 20*time.Second)
 	defer x.Close()
 	cfg := Config{Seed: 1, Cases: 25, Bound: 1, Props: []string{Feasible, SharingIncentive, EnvyFree, StrategyProof, ShareConvergence},
-		Temporal: TemporalConfig{Workloads: 1, BaseRounds: 2}}
+		Temporal: TemporalConfig{Workloads: 1, BaseRounds: 2, Horizons: 4, MaxHorizons: 4}}
 	rep, err := Run(x.Subject(claims), cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -42,9 +43,17 @@ func TestExternalPythonPolicy(t *testing.T) {
 	if rep.ExitCode() != 0 {
 		t.Errorf("exit code %d", rep.ExitCode())
 	}
-	bug := NewExternal(py+" examples/equal_share.py --ignore-weights", 20*time.Second)
+	catchesIgnoredWeights(t, py+" examples/equal_share.py --ignore-weights")
+}
+
+// catchesIgnoredWeights checks that the example policy's planted bug (every
+// user's slice the same whatever its weight) is caught at the default
+// random budget.
+func catchesIgnoredWeights(t *testing.T, cmd string) {
+	t.Helper()
+	bug := NewExternal(cmd, 20*time.Second)
 	defer bug.Close()
-	rep, err = Run(bug.Subject(claims), Config{Seed: 1, Props: []string{SharingIncentive}})
+	rep, err := Run(bug.Subject(oneJobClaims()), Config{Seed: 1, Cases: DefaultCases, Props: []string{SharingIncentive}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,10 +77,13 @@ func TestExternalFailures(t *testing.T) {
 		{`while read l; do echo '{"id": 1, "allocation": {}, "extra": 1}'; done`, "malformed"},
 		{`while read l; do id=$(echo "$l" | sed 's/^{"protocol":"[^"]*","id":\([0-9]*\).*/\1/'); echo "{\"id\": $id, \"error\": \"cannot decide\"}"; done`, "error"},
 		{"/nonexistent/policy", "crash"},
+		// An endless line (3.9 GB in 5 s before the line limit): malformed
+		// once it passes MaxAnswerBytes, and the process killed.
+		{`yes | tr -d '\n'`, "malformed"},
 	}
 	for _, c := range cases {
 		x := NewExternal(c.cmd, time.Second)
-		rep, err := Run(x.Subject([]string{SharingIncentive}), Config{Seed: 1, Cases: 5, Bound: 1, Props: []string{Feasible, SharingIncentive}})
+		rep, err := Run(x.Subject(claimsOf(SharingIncentive)), Config{Seed: 1, Cases: 5, Bound: 1, Props: []string{Feasible, SharingIncentive}})
 		x.Close()
 		if err != nil {
 			t.Fatal(err)
@@ -79,6 +91,9 @@ func TestExternalFailures(t *testing.T) {
 		for _, r := range rep.Results {
 			if r.Status != Errored {
 				t.Errorf("%q: %s %s: %s", c.cmd, r.Property, r.Status, r.Reason)
+			}
+			if strings.HasPrefix(c.cmd, "yes") && !strings.Contains(r.Reason, "longer than") {
+				t.Errorf("endless line: reason %q does not name the limit", r.Reason)
 			}
 			if !strings.Contains(r.Reason, c.kind+":") {
 				t.Errorf("%q: %s: reason %q does not say %s", c.cmd, r.Property, r.Reason, c.kind)

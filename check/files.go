@@ -13,14 +13,28 @@ import (
 	"fairbench/models"
 )
 
-// write saves res.Instance under the output folder as
-// <policy>-<property>-<8 hex digits of its content>.json and records the
-// path in res.Counterexample.
-func (r *runner) write(res *Result) error {
+// writeAll saves the counterexamples of res and of its unconditional
+// result under the output folder as <policy>-<property>-<8 hex digits of
+// the content>.json (-claim- before the digits for the one under the
+// claim's conditions) and records the paths in Counterexample.
+func (r *runner) writeAll(res *Result) error {
+	if res.Unconditional != nil {
+		if err := r.write(res.Unconditional, ""); err != nil {
+			return err
+		}
+	}
+	suffix := ""
+	if len(res.Conditions) > 0 {
+		suffix = "-claim"
+	}
+	return r.write(res, suffix)
+}
+
+func (r *runner) write(res *Result, suffix string) error {
 	if r.cfg.OutDir == "" || res.Instance == nil {
 		return nil
 	}
-	path, err := WriteInstance(r.cfg.OutDir, fileStem(r.subj.Name)+"-"+res.Property, res.Instance)
+	path, err := WriteInstance(r.cfg.OutDir, fileStem(r.subj.Name)+"-"+res.Property+suffix, res.Instance)
 	if err != nil {
 		return err
 	}

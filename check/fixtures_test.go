@@ -13,7 +13,7 @@ import (
 var update = flag.Bool("update", false, "rewrite the fixtures in testdata/ from the searches that found them")
 
 // fixtures are counterexamples the searches found, kept as named files
-// (STYLE.md 13); each says what it caught. With -update the search that
+// (docs/checker.md, "Fixtures"); each says what it caught. With -update the search that
 // found it runs again and rewrites the file; otherwise the file is replayed
 // and must give the same verdict.
 var fixtures = []struct {
@@ -31,37 +31,37 @@ var fixtures = []struct {
 		file: "gavel-las-strategy-proof.json", policy: "gavel-las", prop: StrategyProof, want: Violated,
 		caught: "Gavel's max-min fairness is not strategy-proof (OSDI 2020, §4): on 1 V100 + 1 P100, a job that runs only on the P100 " +
 			"gains by claiming it also runs on the V100 and is twice as fast on the P100: the LP then gives it 3/4 of the P100 instead of 1/2",
-		found: &Config{Props: []string{StrategyProof}, Seed: 1},
+		found: dfltp(StrategyProof),
 	},
 	{
 		file: "gavel-las-strategy-proof-hidden-speedup.json", policy: "gavel-las", prop: StrategyProof, want: Violated,
 		caught: "a lie within the job's true support: a weight-3, 2-GPU job hides half of its V100 speedup and gains " +
 			"(found by gopter alone and shrunk)",
-		found: &Config{Props: []string{StrategyProof}, Seed: 1, Bound: -1, Cases: 100, Workers: 1},
+		found: &Config{Props: []string{StrategyProof}, Seed: 1, Bound: 0, Cases: 100, Workers: 1},
 	},
 	{
 		file: "gavel-las-pareto-efficient.json", policy: "gavel-las", prop: ParetoEfficient, want: Violated,
 		caught: "the single max-min LP stops at the bottleneck: half of the P100 stays idle although the P100-only job could use it " +
 			"(Gavel's Pareto-efficiency claim needs its water-filling variant)",
-		found: &Config{Props: []string{ParetoEfficient}, Seed: 1},
+		found: dfltp(ParetoEfficient),
 	},
 	{
 		file: "gavel-las-sharing-incentive-weights.json", policy: "gavel-las", prop: SharingIncentive, want: Violated,
 		caught: "with weights the max-min optimum is set by the weight-2 job's time cap, and the LP gives the weight-1, P100-only " +
 			"job just what the minimum needs: 1/4 of the P100 (3/4 idle), less than its weighted 1/3",
-		found: &Config{Props: []string{SharingIncentive}, Seed: 1},
+		found: dfltp(SharingIncentive),
 	},
 	{
 		file: "drf-sharing-incentive.json", policy: "drf", prop: SharingIncentive, want: Violated,
 		caught: "DRF with GPU types as distinct resources: a job that could also use the P100 gets half the V100 only, " +
 			"below its half of every type",
-		found: &Config{Props: []string{SharingIncentive}, Seed: 1},
+		found: dfltp(SharingIncentive),
 	},
 	{
 		file: "gandiva-fair-sharing-incentive-rank.json", policy: "gandiva-fair", prop: SharingIncentive, want: Violated,
 		caught: "Gandiva_fair homes a lone job on the highest-ranked type and never moves it to a lower-ranked type that runs " +
 			"it faster (non-monotone speeds, as Gavel's Recommendation model on K80/P100/V100)",
-		found: &Config{Props: []string{SharingIncentive}, Seed: 1, Gangs: []int{1}},
+		found: &Config{Props: []string{SharingIncentive}, Seed: 1, Cases: DefaultCases, Bound: DefaultBound, Gangs: []int{1}},
 	},
 	{
 		file: "gandiva-fair-gang-relaxation.json", policy: "gandiva-fair", prop: SharingIncentive, want: Holds,
@@ -78,6 +78,12 @@ var fixtures = []struct {
 		spec: &Spec{GPUs: []int{1, 1}, Users: []UserSpec{{Weight: 1, Jobs: []JobSpec{{Gang: 1, Speed: []float64{1, 3}}}},
 			{Weight: 1, Jobs: []JobSpec{{Gang: 1, Speed: []float64{1, 2}}}}}},
 	},
+}
+
+// dfltp is a pointer to dflt(props...).
+func dfltp(props ...string) *Config {
+	c := dflt(props...)
+	return &c
 }
 
 // fixtureSubject resolves a fixture's policy.

@@ -23,9 +23,33 @@ func (p funcPolicy) Allocate(s *models.Snapshot) (models.Allocation, error) {
 	return p.f(s)
 }
 
-// subject wraps a stateless allocation function as a checker subject.
+// subject wraps a stateless allocation function as a checker subject that
+// claims the named properties unconditionally.
 func subject(name string, claims []string, f func(s *models.Snapshot) (models.Allocation, error)) *Subject {
-	return &Subject{Name: name, Claims: claims, New: func() (solvers.Policy, error) { return funcPolicy{name, f}, nil }}
+	return &Subject{Name: name, Claims: claimsOf(claims...), New: func() (solvers.Policy, error) { return funcPolicy{name, f}, nil }}
+}
+
+// claimsOf makes unconditional claims of the named properties.
+func claimsOf(names ...string) []models.Claim {
+	var out []models.Claim
+	for _, n := range names {
+		out = append(out, models.Claim{Property: n})
+	}
+	return out
+}
+
+// dflt is the default budget (bound 2, 100 random cases) on props, seed 1.
+func dflt(props ...string) Config {
+	return Config{Props: props, Cases: DefaultCases, Bound: DefaultBound, Seed: 1}
+}
+
+// classic are the limits of the checker's first instance space: one job
+// per user, every user active, one server per type, no shared job types,
+// no history, integer weights (what the reference partition is correct
+// on, and where the planted bugs of mutants_test.go live).
+func classic() Limits {
+	return Limits{MaxUsers: 3, MaxTypes: 3, MaxGPUs: 4, MaxJobsPerUser: 1,
+		Gangs: []int{1, 2}, Weights: []float64{1, 2, 3}, Speeds: []float64{1, 2, 3, 4, 5, 6, 8}, ZeroChance: 0.2}
 }
 
 // registered is the subject of a policy of the default registry, or of the
@@ -49,8 +73,10 @@ func registered(t *testing.T, name string) *Subject {
 	return s
 }
 
-// partition is the isolated policy's allocation (the correct reference the
-// mutants break).
+// partition is the isolated policy's allocation: correct (sharing
+// incentive, envy-freeness, strategy-proofness) for users with one job
+// each, all active; fairPartition (mutants_test.go) is correct on every
+// instance.
 func partition(s *models.Snapshot) (models.Allocation, error) {
 	return (&isolated.Isolated{}).Allocate(s)
 }
@@ -70,6 +96,14 @@ func result(t *testing.T, rep *Report, prop string) Result {
 // quick is a small, fast configuration for tests.
 func quick(props ...string) Config {
 	return Config{Props: props, Cases: 40, Bound: 1, Seed: 1, Workers: 2}
+}
+
+// classicCfg is dflt on the classic limits, without the widened levels of
+// the exhaustive bound (level 1 only).
+func classicCfg(props ...string) Config {
+	c := dflt(props...)
+	c.Limits, c.Bound = classic(), 1
+	return c
 }
 
 // typesBySpeed lists the types that can run j, fastest first.
@@ -99,4 +133,14 @@ func fill(s *models.Snapshot, j *models.JobState, b map[string]float64) map[stri
 		need -= v
 	}
 	return x
+}
+
+// oneJobClaims claims sharing incentive, envy-freeness and
+// strategy-proofness for users with one job each (the example policies').
+func oneJobClaims() []models.Claim {
+	var out []models.Claim
+	for _, p := range []string{SharingIncentive, EnvyFree, StrategyProof} {
+		out = append(out, models.Claim{Property: p, Conditions: []string{models.OneJobPerUser}})
+	}
+	return out
 }

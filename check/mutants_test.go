@@ -8,12 +8,14 @@ import (
 	"fairbench/models"
 )
 
-// Planted bugs. Each mutant breaks one property of a correct reference; the
-// test asserts the checker catches it within the default case budget
-// (Config defaults: bound 2, 100 random cases) and that the reference holds
-// under the same budget.
+// Planted bugs of the first instance space (one job per user, every user
+// active). Each mutant breaks one property of a correct reference; the test
+// asserts the checker catches it within the default case budget on that
+// space (classicCfg: 100 random cases, bound 1) and that the reference
+// holds under the same budget. widened_test.go plants bugs in the classes
+// of the widened space.
 
-// market is Gandiva_fair's trading (DESIGN.md, "Gandiva_fair", step 2) on
+// market is Gandiva_fair's trading (Chaudhary et al., EuroSys 2020, §4) on
 // the fractional shares of users whose jobs are alike: every user starts
 // with its weighted share of every type; over each pair of types (faster
 // ranked h, slower l) the user with the highest speedup r = T[h]/T[l] buys
@@ -119,7 +121,7 @@ func tradeLimits() Limits {
 }
 
 func TestMutantTradeOutsideSpeedups(t *testing.T) {
-	cfg := Config{Props: []string{SharingIncentive, Feasible}, Seed: 1, Bound: -1, Limits: tradeLimits()}
+	cfg := Config{Props: []string{SharingIncentive, Feasible}, Seed: 1, Cases: DefaultCases, Limits: tradeLimits()}
 	secondPrice := func(rb, rs float64) float64 { return rs }
 	rep, err := Run(subject("market", []string{SharingIncentive}, market(secondPrice)), cfg)
 	if err != nil {
@@ -153,7 +155,7 @@ func TestMutantDropsCapacity(t *testing.T) {
 		}
 		return models.Allocation{Fractions: fr}, nil
 	}
-	rep, err := Run(subject("no-capacity", nil, greedy), Config{Props: []string{Feasible}, Seed: 1})
+	rep, err := Run(subject("no-capacity", nil, greedy), classicCfg(Feasible))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -173,7 +175,7 @@ func TestMutantIgnoresWeights(t *testing.T) {
 		}
 		return partition(&c)
 	}
-	rep, err := Run(subject("unweighted", nil, unweighted), Config{Props: []string{SharingIncentive}, Seed: 1})
+	rep, err := Run(subject("unweighted", nil, unweighted), classicCfg(SharingIncentive))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -217,7 +219,7 @@ func TestMutantGivesLeftoversToOne(t *testing.T) {
 		a.Capped = true
 		return a, nil
 	}
-	rep, err := Run(subject("leftovers", nil, leftovers), Config{Props: []string{EnvyFree, SharingIncentive}, Seed: 1})
+	rep, err := Run(subject("leftovers", nil, leftovers), classicCfg(EnvyFree, SharingIncentive))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -276,7 +278,7 @@ func TestMutantRewardsExaggeration(t *testing.T) {
 		}
 		return a, nil
 	}
-	rep, err := Run(subject("proportional", nil, proportional), Config{Props: []string{StrategyProof, Feasible}, Seed: 1})
+	rep, err := Run(subject("proportional", nil, proportional), classicCfg(StrategyProof, Feasible))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -285,7 +287,7 @@ func TestMutantRewardsExaggeration(t *testing.T) {
 	} else {
 		t.Logf("lie: %s", r.Reason)
 	}
-	rep, err = Run(subject("partition", nil, partition), Config{Props: []string{StrategyProof, SharingIncentive, EnvyFree}, Seed: 1})
+	rep, err = Run(subject("partition", nil, partition), classicCfg(StrategyProof, SharingIncentive, EnvyFree))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,7 +5,7 @@ import (
 	"sort"
 	"strings"
 
-	"fairbench/models"
+	"fairbench/fairness"
 )
 
 // Property names, as policies claim them (solvers.Entry.Claims) and the CLI
@@ -23,10 +23,10 @@ const (
 	propertyNameWidth = 18
 )
 
-// Property is a fairness property as a value (STYLE.md 10): a name and a
-// String that prints its formula with its tolerance. It is either a
-// SingleProperty, checked on one decision, or a TemporalProperty, checked on
-// simulations over growing horizons.
+// Property is a fairness property as a value: a name and a String that
+// prints its formula with its tolerance. It is either a SingleProperty,
+// checked on one decision, or a TemporalProperty, checked on simulations
+// over growing horizons.
 type Property interface {
 	Name() string
 	String() string
@@ -36,8 +36,10 @@ type Property interface {
 type SingleProperty interface {
 	Property
 	// Check reports whether the case keeps the property and, if not, why,
-	// with the numbers. A failure that is not a violation (the policy or a
-	// solver failing while checking) goes to c.Fail.
+	// with the numbers. It is called only on a feasible allocation (an
+	// infeasible one violates every property before Check is reached). A
+	// failure that is not a violation (the policy or a solver failing while
+	// checking) goes to c.Fail.
 	Check(c *Case) (ok bool, reason string)
 }
 
@@ -47,7 +49,9 @@ type Case struct {
 	// grid, in the exhaustive search, is the bound's speed grid, over which
 	// strategy-proofness tries every report.
 	grid []float64
-	err  error
+	// lie is the profitable lie strategy-proofness found (nil: none).
+	lie *fairness.Misreport
+	err error
 }
 
 // Fail records a failure that is not a violation.
@@ -62,7 +66,7 @@ func (c *Case) Err() error {
 }
 
 // Properties returns every property with the tolerances of cfg, single
-// ones first, in the order of DESIGN.md's list.
+// ones first, in the order of docs/checker.md.
 func Properties(cfg *Config) []Property {
 	return []Property{
 		feasibleProp{},
@@ -122,18 +126,10 @@ func index(all []Property, p Property) int {
 	return len(all)
 }
 
-// claims reports whether claims includes name; every policy claims
-// feasibility.
-func claims(claims []string, name string) bool {
-	if name == Feasible {
-		return true
-	}
-	for _, c := range claims {
-		if c == name {
-			return true
-		}
-	}
-	return false
+// infeasibleReason is the reason every property gives for an infeasible
+// allocation: feasibility is checked first, whatever the property.
+func infeasibleReason(err error) string {
+	return "the policy's allocation is infeasible: " + err.Error()
 }
 
 // relaxedNote ends the fairness formulas: what the Realised mode skips.
@@ -144,27 +140,29 @@ type feasibleProp struct{}
 func (feasibleProp) Name() string { return Feasible }
 func (feasibleProp) String() string {
 	return "x ≥ 0, Σ_g x[j][g] ≤ 1, Σ_j d_j·x[j][g] ≤ N_g, gangs only on types that run them, no GPU double-booked " +
-		"(models.Feasible, slack 1e-6; realised: every decision of the simulation)"
+		"(models.Feasible, slack 1e-6; realised: every decision of the simulation). Checked first for every property: " +
+		"an infeasible allocation violates them all"
 }
-func (feasibleProp) Check(c *Case) (bool, string) {
-	if c.Infeasible != nil {
-		return false, c.Infeasible.Error()
-	}
-	return true, ""
-}
+func (feasibleProp) Check(*Case) (bool, string) { return true, "" }
 
 type siProp struct{ cfg *Config }
 
 func (siProp) Name() string { return SharingIncentive }
 func (p siProp) String() string {
 	return fmt.Sprintf("∀u: U_u(x) ≥ V_u((w_u/Σ_v w_v)·N) − ε·V_u(…), U_u = Σ_{j∈u} Σ_g x[j][g]·T[j][g]/max_h T[j][h], "+
-		"V_u(b) = the best U_u within bundle b; ε = %s (realised: + %g/rounds)%s", p.cfg.Tol.Fair, p.cfg.Tol.RealisedRounds, relaxedNote)
+		"V_u(b) = the best U_u within bundle b, Σ_v over the users with active jobs; ε = %s (realised: + %g/rounds)%s",
+		p.cfg.Tol.Fair, p.cfg.Tol.RealisedRounds, relaxedNote)
 }
 func (p siProp) Check(c *Case) (bool, string) {
-	if c.Outcome == nil || c.Relaxed {
-		return true, "" // infeasible: feasibility reports it
+	if c.Relaxed {
+		return true, ""
 	}
-	return models.SharingIncentive(c.Division, c.Outcome, p.cfg.tol(p.cfg.Tol.Fair, c.Mode))
+	ok, why, err := fairness.SharingIncentive(c.Division, c.Outcome, p.cfg.tol(p.cfg.Tol.Fair, c.Mode))
+	if err != nil {
+		c.Fail(err)
+		return true, ""
+	}
+	return ok, why
 }
 
 type efProp struct{ cfg *Config }
@@ -175,10 +173,15 @@ func (p efProp) String() string {
 		p.cfg.Tol.Fair, p.cfg.Tol.RealisedRounds, relaxedNote)
 }
 func (p efProp) Check(c *Case) (bool, string) {
-	if c.Outcome == nil || c.Relaxed {
+	if c.Relaxed {
 		return true, ""
 	}
-	return models.EnvyFree(c.Division, c.Outcome, p.cfg.tol(p.cfg.Tol.Fair, c.Mode))
+	ok, why, err := fairness.EnvyFree(c.Division, c.Outcome, p.cfg.tol(p.cfg.Tol.Fair, c.Mode))
+	if err != nil {
+		c.Fail(err)
+		return true, ""
+	}
+	return ok, why
 }
 
 type peProp struct{ cfg *Config }
@@ -186,13 +189,13 @@ type peProp struct{ cfg *Config }
 func (peProp) Name() string { return ParetoEfficient }
 func (p peProp) String() string {
 	return fmt.Sprintf("max{Σ_u (U_u(x')−U_u(x))/V_u(N) : x' a time-sharing allocation, U_v(x') ≥ U_v(x) ∀v} ≤ ε "+
-		"(an LP: models.ParetoEfficient with its dense simplex); ε = %s (realised: + %g/rounds)%s", p.cfg.Tol.Pareto, p.cfg.Tol.RealisedRounds, relaxedNote)
+		"(an LP, solvers/lp); ε = %s (realised: + %g/rounds)%s", p.cfg.Tol.Pareto, p.cfg.Tol.RealisedRounds, relaxedNote)
 }
 func (p peProp) Check(c *Case) (bool, string) {
-	if c.Outcome == nil || c.Relaxed {
+	if c.Relaxed {
 		return true, ""
 	}
-	ok, why, err := models.ParetoEfficient(c.Division, c.Outcome, p.cfg.tol(p.cfg.Tol.Pareto, c.Mode), &models.DenseImprover{})
+	ok, why, err := fairness.ParetoEfficient(c.Division, c.Outcome, p.cfg.tol(p.cfg.Tol.Pareto, c.Mode))
 	if err != nil {
 		c.Fail(fmt.Errorf("pareto LP: %w", err))
 		return true, ""
@@ -205,25 +208,37 @@ type spProp struct{ cfg *Config }
 func (spProp) Name() string { return StrategyProof }
 func (p spProp) String() string {
 	s := p.cfg.Search
-	return fmt.Sprintf("∀u, ∀T'_u: U_u(M(T'_u, T_−u); T_u) − U_u(M(T); T_u) ≤ ε·V_u(N), M the policy; searched per user: "+
-		"one type's speed × %v, heterogeneity hidden, best type only, two types swapped, then %d climbing steps × or ÷ %g "+
-		"(≤ %d evaluations), and every report on the bound's speed grid in the exhaustive search; ε = %s (realised: + %g/rounds)%s",
-		s.Factors, s.Climb, s.Step, s.MaxEvals, p.cfg.Tol.Strategy, p.cfg.Tol.RealisedRounds, relaxedNote)
+	return fmt.Sprintf("∀u, ∀T'_u: U_u(M(T'_u, T_−u); T_u) − U_u(M(T); T_u) ≤ ε·V_u(N), M the policy; searched per user "+
+		"as an optimisation of the lie's gain: every report on the bound's speed grid (exhaustive search), a ×%g ladder "+
+		"of %d steps each way on each type, heterogeneity hidden, best type only, swaps, climbs with an expanding step, "+
+		"%d random restarts (≤ %d evaluations; realised ≤ %d); a report answered with an infeasible allocation is a "+
+		"violation; the lie found is rechecked exactly; ε = %s (realised: + %g/rounds)%s",
+		s.Ladder, s.LadderSteps, s.Restarts, s.MaxEvals, p.cfg.RealisedEvals, p.cfg.Tol.Strategy, p.cfg.Tol.RealisedRounds, relaxedNote)
 }
 func (p spProp) Check(c *Case) (bool, string) {
-	if c.Outcome == nil || c.Relaxed {
+	if c.Relaxed {
 		return true, ""
 	}
-	search := p.cfg.Search
-	if c.grid != nil {
-		search = models.MisreportSearch{Grid: c.grid}
-	} else if c.Mode == Realised && (search.MaxEvals == 0 || search.MaxEvals > 20) {
-		search.MaxEvals = 20
-	}
-	ok, why, _, err := models.StrategyProof(c.Division, c.Outcome, c.Mechanism, search, p.cfg.tol(p.cfg.Tol.Strategy, c.Mode))
+	ok, why, lie, err := fairness.StrategyProof(c.Division, c.Outcome, c.Mechanism, p.search(c), p.cfg.tol(p.cfg.Tol.Strategy, c.Mode))
 	if err != nil {
 		c.Fail(err)
 		return true, ""
 	}
+	c.lie = lie
 	return ok, why
+}
+
+// search is the search for c: the grid alone in the exhaustive search, the
+// configured search otherwise (with the Realised mode's budget), seeded by
+// the instance.
+func (p spProp) search(c *Case) fairness.Search {
+	if c.grid != nil {
+		return fairness.Search{Grid: c.grid}
+	}
+	s := p.cfg.Search
+	if c.Mode == Realised && (s.MaxEvals == 0 || s.MaxEvals > p.cfg.RealisedEvals) {
+		s.MaxEvals = p.cfg.RealisedEvals
+	}
+	s.Seed = uint64(p.cfg.Seed)
+	return s
 }

@@ -2,13 +2,9 @@ package check
 
 import (
 	"fmt"
-	"math/rand/v2"
+	"slices"
 	"sync"
-	"sync/atomic"
 	"time"
-
-	"github.com/leanovate/gopter"
-	"github.com/leanovate/gopter/prop"
 
 	"fairbench/models"
 )
@@ -33,7 +29,12 @@ type Result struct {
 	// Kind is "single" (one decision) or "temporal" (simulations).
 	Kind    string `json:"kind"`
 	Claimed bool   `json:"claimed"`
-	Status  Status `json:"status"`
+	// Source cites the paper behind a claim.
+	Source string `json:"source,omitempty"`
+	// Conditions are the claim's conditions: Status is the verdict on the
+	// instances that meet them (empty: on every instance).
+	Conditions []string `json:"conditions,omitempty"`
+	Status     Status   `json:"status"`
 	// Method says how it was checked: exhaustive bound and instance count,
 	// random cases and seed, or workloads.
 	Method string `json:"method"`
@@ -57,19 +58,32 @@ type Result struct {
 	// Measures are a temporal property's measurements, one per workload.
 	Measures []*Measure `json:"measures,omitempty"`
 	Seconds  float64    `json:"seconds"`
+	// Unconditional is the verdict on every instance, reported beside a
+	// claim's verdict under its conditions.
+	Unconditional *Result `json:"unconditional,omitempty"`
+
+	// infeasible marks a violation that is an infeasible answer found while
+	// checking another property (a misreport of strategy-proofness).
+	infeasible bool
 }
 
 // Report is a policy's check.
 type Report struct {
-	Policy  string   `json:"policy"`
-	Claims  []string `json:"claims"`
-	Seed    int64    `json:"seed"`
-	Cases   int      `json:"cases"`
-	Bound   Bound    `json:"bound"`
-	Results []Result `json:"results"`
+	Policy  string         `json:"policy"`
+	Claims  []models.Claim `json:"claims"`
+	Seed    int64          `json:"seed"`
+	Cases   int            `json:"cases"`
+	Bound   Bound          `json:"bound"`
+	Results []Result       `json:"results"`
+	// Instances and Seconds total the single-decision search, and Rate is
+	// their quotient (instances per second).
+	Instances int     `json:"instances"`
+	Seconds   float64 `json:"seconds"`
+	Rate      float64 `json:"instances_per_s"`
 }
 
-// Violated reports whether a claimed property was violated.
+// Violated reports whether a claimed property was violated (under its
+// conditions).
 func (r *Report) Violated() bool {
 	for _, res := range r.Results {
 		if res.Claimed && res.Status == Violated {
@@ -82,7 +96,7 @@ func (r *Report) Violated() bool {
 // Errored reports whether any property could not be checked.
 func (r *Report) Errored() bool {
 	for _, res := range r.Results {
-		if res.Status == Errored {
+		if res.Status == Errored || res.Unconditional != nil && res.Unconditional.Status == Errored {
 			return true
 		}
 	}
@@ -90,9 +104,9 @@ func (r *Report) Errored() bool {
 }
 
 // ExitCode is `fairbench check`'s exit status for r: 1 when a claimed
-// property is violated, else 2 when the policy failed (crashed, hung,
-// answered malformed, or erred) so that some property could not be
-// checked, else 0.
+// property is violated under its conditions, else 2 when the policy failed
+// (crashed, hung, answered malformed, or erred) so that some property could
+// not be checked, else 0.
 func (r *Report) ExitCode() int {
 	switch {
 	case r.Violated():
@@ -103,14 +117,19 @@ func (r *Report) ExitCode() int {
 	return 0
 }
 
+// task is one property checked in one scope.
+type task struct {
+	prop  Property
+	scope Scope
+	claim *models.Claim
+}
+
 // runner holds one check in progress.
 type runner struct {
 	subj *Subject
 	cfg  *Config
 	mu   sync.Mutex
 	memo map[string]*memoEntry
-	// exSpecs are the exhaustive search's instances, in order.
-	exSpecs []Spec
 }
 
 type memoEntry struct {
@@ -118,7 +137,9 @@ type memoEntry struct {
 	d    *Decision
 }
 
-// decision is the memoised decision of subj on s.
+// decision is the memoised decision of subj on s (for the random search
+// and shrinking; the exhaustive pass decides each instance once and keeps
+// nothing).
 func (r *runner) decision(s Spec) *Decision {
 	key := s.Key()
 	r.mu.Lock()
@@ -130,379 +151,215 @@ func (r *runner) decision(s Spec) *Decision {
 	r.mu.Unlock()
 	e.once.Do(func() {
 		sc := s
-		e.d = decide(r.subj, r.cfg, s.Instance(), &sc)
+		e.d = decide(r.subj, r.cfg, sc.Instance(), &sc)
 	})
 	return e.d
 }
 
-// check runs one property on one decision: ok, reason, and a failure that
-// is not a violation.
-func check(p SingleProperty, d *Decision, grid []float64) (bool, string, error) {
+// check runs one property on one decision: ok, reason, the lie found (for
+// strategy-proofness) and a failure that is not a violation. Feasibility
+// comes first, whatever the property: an infeasible allocation violates
+// every property.
+func check(p SingleProperty, d *Decision, grid []float64) (bool, string, *Case, error) {
 	c := &Case{Decision: d, grid: grid}
-	if c.Err() != nil {
-		return true, "", c.Err()
+	if d.PolicyErr != nil {
+		return true, "", c, d.PolicyErr
+	}
+	if d.Infeasible != nil {
+		return false, infeasibleReason(d.Infeasible), c, nil
 	}
 	ok, why := p.Check(c)
 	if c.Err() != nil {
-		return true, "", c.Err()
+		return true, "", c, c.Err()
 	}
-	return ok, why, nil
+	return ok, why, c, nil
 }
 
-// Run checks subj against the properties of cfg: every single-allocation
-// property on every instance within the exhaustive bound and on cfg.Cases
-// random instances (gopter, seeded, with shrinking), every temporal one on
-// cfg.Temporal.Workloads seeded workloads. It returns an error only for bad
-// settings; policy failures are reported in the results.
+// Run checks subj against the properties of cfg (feasibility always, and
+// first): every single-allocation property on every instance within the
+// exhaustive bound and on cfg.Cases random instances (gopter, seeded, with
+// shrinking), every temporal one on cfg.Temporal.Workloads seeded
+// workloads; a claimed property with conditions both under its conditions
+// and unconditionally. It returns an error only for bad settings; policy
+// failures are reported in the results.
 func Run(subj *Subject, cfg Config) (*Report, error) {
-	cfg.Defaults()
-	if err := cfg.validate(); err != nil {
+	props, err := cfg.setup()
+	if err != nil {
 		return nil, err
 	}
-	props, err := Lookup(&cfg, cfg.Props)
+	tasks, err := tasksOf(subj, props)
 	if err != nil {
 		return nil, err
 	}
 	r := &runner{subj: subj, cfg: &cfg, memo: map[string]*memoEntry{}}
 	rep := &Report{Policy: subj.Name, Claims: subj.Claims, Seed: cfg.Seed, Cases: cfg.Cases, Bound: cfg.bound()}
-	var singles []SingleProperty
-	var temporals []TemporalProperty
-	for _, p := range props {
-		switch q := p.(type) {
-		case SingleProperty:
-			singles = append(singles, q)
-		case TemporalProperty:
-			temporals = append(temporals, q)
-		}
-	}
-	results := make([]Result, len(props))
 	start := time.Now()
-	ex := r.exhaustive(singles)
+	ex := r.exhaustive(singleTasks(tasks))
+	results := make([]Result, len(tasks))
 	var wg sync.WaitGroup
+	var mu sync.Mutex
+	var singleEnd time.Time // when the last single-decision task finished
 	sem := make(chan struct{}, cfg.Workers)
-	for i, p := range props {
+	for i, t := range tasks {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			t0 := time.Now()
-			var res Result
-			switch q := p.(type) {
-			case SingleProperty:
-				res = r.single(q, ex[q.Name()])
-			case TemporalProperty:
-				res = r.temporal(q)
+			results[i] = r.runTask(t, ex[i])
+			if results[i].Kind == "single" {
+				mu.Lock()
+				if now := time.Now(); now.After(singleEnd) {
+					singleEnd = now
+				}
+				mu.Unlock()
 			}
-			res.Property, res.Formula = p.Name(), p.String()
-			res.Claimed = claims(subj.Claims, p.Name())
-			res.Seconds = time.Since(t0).Seconds()
-			if _, ok := p.(SingleProperty); ok {
-				res.Seconds += ex[p.Name()].seconds
-			}
-			results[i] = res
 		}()
 	}
 	wg.Wait()
-	rep.Results = results
-	if cfg.Log != nil {
-		for _, res := range results {
-			fmt.Fprintf(cfg.Log, "%-*s %-8s %s\n", propertyNameWidth, res.Property, res.Status, res.Method)
-		}
-		fmt.Fprintf(cfg.Log, "(%s in %.1fs)\n", subj.Name, time.Since(start).Seconds())
-	}
+	rep.Results = combine(tasks, results)
+	propagateInfeasible(rep.Results)
 	for i := range rep.Results {
-		if err := r.write(&rep.Results[i]); err != nil {
+		if err := r.writeAll(&rep.Results[i]); err != nil {
 			return rep, err
 		}
 	}
+	if !singleEnd.IsZero() {
+		rep.total(singleEnd.Sub(start))
+	}
+	r.log(rep, time.Since(start))
 	return rep, nil
 }
 
-// exhaustiveResult is what the exhaustive pass found for one property.
-type exhaustiveResult struct {
-	checked  int
-	relaxed  int
-	violated int // index of the first violating spec, or -1
-	errored  int // index of the first spec that failed, or -1
-	err      error
-	reason   string
-	seconds  float64
+// withFeasible puts feasibility first when any single property is
+// selected: it is checked first whatever --props says.
+func withFeasible(cfg *Config, props []Property) []Property {
+	for _, p := range props {
+		if p.Name() == Feasible {
+			return props
+		}
+	}
+	for _, p := range props {
+		if _, ok := p.(SingleProperty); ok {
+			return append([]Property{feasibleProp{}}, props...)
+		}
+	}
+	return props
 }
 
-// exhaustive checks every single property on every spec within the bound,
-// in parallel; the first violation and failure in enumeration order are
-// kept, so the outcome does not depend on scheduling.
-func (r *runner) exhaustive(props []SingleProperty) map[string]*exhaustiveResult {
-	b := r.cfg.bound()
-	specs := b.Specs()
-	out := map[string]*exhaustiveResult{}
-	first := make([]atomic.Int64, len(props))
-	type hit struct {
-		idx    int
-		reason string
-		err    error
-	}
-	viol := make([][]hit, len(props))
-	fails := make([][]hit, len(props))
-	relaxed := make([]int, len(props))
-	var mu sync.Mutex
-	for k := range props {
-		first[k].Store(int64(len(specs)))
-	}
-	start := time.Now()
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for w := 0; w < r.cfg.Workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				i := int(next.Add(1) - 1)
-				if i >= len(specs) {
-					return
-				}
-				d := r.decision(specs[i])
-				for k, p := range props {
-					if int64(i) > first[k].Load() {
-						continue
-					}
-					ok, why, err := check(p, d, b.Speeds)
-					mu.Lock()
-					if d.Relaxed && judges(p) {
-						relaxed[k]++
-					}
-					switch {
-					case err != nil:
-						fails[k] = append(fails[k], hit{i, "", err})
-					case !ok:
-						viol[k] = append(viol[k], hit{i, why, nil})
-						for {
-							cur := first[k].Load()
-							if int64(i) >= cur || first[k].CompareAndSwap(cur, int64(i)) {
-								break
-							}
-						}
-					}
-					mu.Unlock()
-				}
-			}
-		}()
-	}
-	wg.Wait()
-	secs := time.Since(start).Seconds()
-	for k, p := range props {
-		e := &exhaustiveResult{checked: len(specs), relaxed: relaxed[k], violated: -1, errored: -1, seconds: secs / float64(max(1, len(props)))}
-		for _, h := range viol[k] {
-			if e.violated < 0 || h.idx < e.violated {
-				e.violated, e.reason = h.idx, h.reason
-			}
+// tasksOf is every property unconditionally, followed, for a claim with
+// conditions, by the property under them.
+func tasksOf(subj *Subject, props []Property) ([]task, error) {
+	var out []task
+	for _, p := range props {
+		claim, claimed := subj.claimOf(p.Name())
+		var c *models.Claim
+		if claimed {
+			c = &claim
 		}
-		for _, h := range fails[k] {
-			if e.errored < 0 || h.idx < e.errored {
-				e.errored, e.err = h.idx, h.err
+		out = append(out, task{prop: p, claim: c})
+		if claimed && len(claim.Conditions) > 0 {
+			scope, err := lookupConditions(claim.Conditions)
+			if err != nil {
+				return nil, fmt.Errorf("check: policy %s claims %s: %w", subj.Name, p.Name(), err)
 			}
+			out = append(out, task{prop: p, scope: scope, claim: c})
 		}
-		if e.violated >= 0 {
-			e.checked = e.violated + 1
-		}
-		out[p.Name()] = e
 	}
-	r.exSpecs = specs
+	return out, nil
+}
+
+// singleTasks marks the tasks of single properties (nil for temporal ones).
+func singleTasks(tasks []task) []*task {
+	out := make([]*task, len(tasks))
+	for i := range tasks {
+		if _, ok := tasks[i].prop.(SingleProperty); ok {
+			out[i] = &tasks[i]
+		}
+	}
 	return out
 }
 
-// single finishes one single-allocation property: shrink the exhaustive
-// counterexample, or search randomly.
-func (r *runner) single(p SingleProperty, ex *exhaustiveResult) Result {
-	res := Result{Kind: "single"}
-	b := r.cfg.bound()
-	if ex != nil && ex.checked > 0 {
-		res.Exhaustive, res.Relaxed = ex.checked, ex.relaxed
-		res.Method = fmt.Sprintf("exhaustive %s (%d instances)", b, ex.checked)
+// runTask checks one task.
+func (r *runner) runTask(t task, ex *exhaustiveResult) Result {
+	t0 := time.Now()
+	var res Result
+	switch q := t.prop.(type) {
+	case SingleProperty:
+		res = r.single(q, t.scope, ex)
+	case TemporalProperty:
+		res = r.temporal(q, t.scope)
 	}
-	if ex != nil && ex.violated >= 0 {
-		spec, shrinks := r.shrink(p, r.exSpecs[ex.violated], b.Speeds)
-		res.Method = fmt.Sprintf("exhaustive %s: violated at instance %d", b, ex.violated+1)
-		return r.violation(res, p, spec, shrinks, b.Speeds)
+	res.Property, res.Formula = t.prop.Name(), t.prop.String()
+	res.Conditions = t.scope.Names()
+	if t.claim != nil {
+		res.Claimed, res.Source = true, t.claim.Source
 	}
-	var firstErr error
-	var errSpec *Spec
-	seen := map[string]bool{}
-	condition := func(s Spec) bool {
-		d := r.decision(s)
-		if k := s.Key(); d.Relaxed && judges(p) && !seen[k] {
-			seen[k] = true
-			res.Relaxed++
-		}
-		ok, _, err := check(p, d, nil)
-		if err != nil {
-			if firstErr == nil {
-				firstErr, errSpec = err, &s
-			}
-			return true
-		}
-		return ok
-	}
-	if r.cfg.Cases > 0 {
-		params := gopter.DefaultTestParametersWithSeed(r.cfg.Seed)
-		params.MinSuccessfulTests = r.cfg.Cases
-		params.MaxShrinkCount = r.cfg.MaxShrinks
-		params.Workers = 1
-		limits, grid := r.cfg.Limits, r.cfg.Limits.Speeds
-		gen := gopter.Gen(func(gp *gopter.GenParameters) *gopter.GenResult {
-			rng := rand.New(rand.NewPCG(uint64(gp.Rng.Int63()), 7))
-			return gopter.NewGenResult(limits.Random(rng), specShrinker(grid))
-		})
-		out := prop.ForAll(condition, gen).Check(params)
-		res.Random = out.Succeeded
-		method := fmt.Sprintf("%d random instances (gopter, seed %d)", r.cfg.Cases, r.cfg.Seed)
-		if res.Method != "" {
-			method = res.Method + " + " + method
-		}
-		res.Method = method
-		switch {
-		case out.Status == gopter.TestFailed && len(out.Args) > 0:
-			spec := out.Args[0].Arg.(Spec)
-			res.Random++
-			return r.violation(res, p, spec, out.Args[0].Shrinks, grid)
-		case out.Status == gopter.TestError:
-			res.Status, res.Reason = Errored, fmt.Sprintf("check panicked: %v", out.Error)
-			return res
-		}
-	}
-	switch {
-	case ex != nil && ex.err != nil:
-		res.Status, res.Reason = Errored, ex.err.Error()
-		s := r.exSpecs[ex.errored]
-		res.Instance = r.failureInstance(p, &s, ex.err)
-	case firstErr != nil:
-		res.Status, res.Reason = Errored, firstErr.Error()
-		res.Instance = r.failureInstance(p, errSpec, firstErr)
-	default:
-		res.Status = Holds
+	res.Seconds = time.Since(t0).Seconds()
+	if ex != nil {
+		res.Seconds += ex.seconds
 	}
 	return res
 }
 
-// judges reports whether p is one of the properties the Realised mode
-// does not judge on relaxed instances.
-func judges(p SingleProperty) bool {
-	switch p.Name() {
-	case SharingIncentive, EnvyFree, ParetoEfficient, StrategyProof:
-		return true
-	}
-	return false
-}
-
-// specShrinker adapts Spec.Shrinks to gopter.
-func specShrinker(grid []float64) gopter.Shrinker {
-	return func(v interface{}) gopter.Shrink {
-		list := v.(Spec).Shrinks(grid)
-		i := 0
-		return func() (interface{}, bool) {
-			if i >= len(list) {
-				return nil, false
-			}
-			i++
-			return list[i-1], true
-		}
-	}
-}
-
-// shrink walks from a failing spec to a locally minimal one, taking the
-// first shrink that still fails, as gopter does.
-func (r *runner) shrink(p SingleProperty, s Spec, grid []float64) (Spec, int) {
-	steps := 0
-	for steps < r.cfg.MaxShrinks {
-		moved := false
-		for _, c := range s.Shrinks(grid) {
-			if ok, _, err := check(p, r.decision(c), nil); err == nil && !ok {
-				s, moved = c, true
-				steps++
-				break
-			}
-		}
-		if !moved {
-			break
-		}
-	}
-	return s, steps
-}
-
-// violation fills res for a counterexample spec.
-func (r *runner) violation(res Result, p SingleProperty, spec Spec, shrinks int, grid []float64) Result {
-	d := r.decision(spec)
-	ok, why, err := check(p, d, grid)
-	if err != nil || ok {
-		// Found with the exhaustive grid only: recheck with it.
-		ok, why, err = check(p, d, r.cfg.bound().Speeds)
-	}
-	res.Status, res.Reason, res.Shrinks = Violated, why, shrinks
-	if err != nil {
-		res.Status, res.Reason = Errored, err.Error()
-	} else if ok {
-		res.Reason = "violated when found, not on recheck (nondeterministic policy?)"
-	}
-	res.Instance = r.counterexample(p.Name(), d, res.Reason)
-	return res
-}
-
-// counterexample writes the decision down as a replayable instance.
-func (r *runner) counterexample(prop string, d *Decision, reason string) *models.Instance {
-	in := *d.Instance
-	in.Policy, in.Options = r.subj.Name, r.subj.Options
-	mode := string(d.Mode)
-	if d.Mode == Realised {
-		mode = fmt.Sprintf("realised over %d rounds", r.cfg.Rounds)
-	}
-	in.Note = fmt.Sprintf("fairbench check: property %s violated by policy %s (%s; %s): %s", prop, r.subj.Name, mode, d.Spec, reason)
-	in.Result = &models.InstanceResult{Allocation: d.Allocation, Reason: reason}
-	return &in
-}
-
-// failureInstance records the instance a policy failed on.
-func (r *runner) failureInstance(p Property, s *Spec, err error) *models.Instance {
-	if s == nil {
-		return nil
-	}
-	in := s.Instance()
-	in.Policy, in.Options = r.subj.Name, r.subj.Options
-	in.Note = fmt.Sprintf("fairbench check: property %s could not be checked: policy %s failed: %v", p.Name(), r.subj.Name, err)
-	return in
-}
-
-// temporal checks one over-time property on the seeded workloads.
-func (r *runner) temporal(p TemporalProperty) Result {
-	res := Result{Kind: "temporal", Status: Holds,
-		Method: fmt.Sprintf("%d seeded workloads (seed %d), horizons %v rounds", r.cfg.Temporal.Workloads, r.cfg.Seed, r.cfg.horizons())}
-	for k := 0; k < r.cfg.Temporal.Workloads; k++ {
-		w := p.Workload(uint64(r.cfg.Seed)*1000 + uint64(k))
-		m, err := p.Measure(r.subj, w)
-		if err != nil {
-			if res.Status == Holds {
-				res.Status, res.Reason = Errored, err.Error()
-				res.Instance = r.workloadInstance(p, w, "could not be checked: "+err.Error())
-			}
+// combine folds each conditional result onto its property: the claim's
+// verdict (under its conditions) with the unconditional one beside it.
+func combine(tasks []task, results []Result) []Result {
+	var out []Result
+	for i, t := range tasks {
+		if len(t.scope) == 0 {
+			out = append(out, results[i])
 			continue
 		}
-		res.Workloads++
-		res.Measures = append(res.Measures, m)
-		if ok, why := p.Check(m); !ok && res.Status != Violated {
-			res.Status, res.Reason = Violated, why
-			res.Instance = r.workloadInstance(p, w, "violated: "+why)
-		}
+		uncond := out[len(out)-1]
+		uncond.Claimed = false
+		res := results[i]
+		res.Unconditional = &uncond
+		out[len(out)-1] = res
 	}
-	if res.Status == Holds && len(res.Measures) > 0 {
-		res.Reason = res.Measures[len(res.Measures)-1].String()
-	}
-	return res
+	return out
 }
 
-// workloadInstance writes a workload down with its note.
-func (r *runner) workloadInstance(p Property, w *Workload, what string) *models.Instance {
-	in := *w.Instance
-	in.Policy, in.Options = r.subj.Name, r.subj.Options
-	in.Note = fmt.Sprintf("fairbench check: property %s %s (policy %s, %s workload)", p.Name(), what, r.subj.Name, w.Kind)
-	return &in
+// propagateInfeasible makes feasibility fail when another property met an
+// infeasible answer (the strategy-proofness search, on a misreported
+// instance): every policy claims feasibility.
+func propagateInfeasible(results []Result) {
+	fi := slices.IndexFunc(results, func(r Result) bool { return r.Property == Feasible })
+	if fi < 0 || results[fi].Status == Violated {
+		return
+	}
+	for _, res := range results {
+		for _, r := range []*Result{&res, res.Unconditional} {
+			if r != nil && r.Status == Violated && r.infeasible {
+				f := &results[fi]
+				f.Status, f.Reason, f.Instance = Violated, r.Reason, r.Instance
+				f.Method += fmt.Sprintf("; found by the %s search", r.Property)
+				return
+			}
+		}
+	}
+}
+
+// total sums the single-decision search of rep, which took d.
+func (rep *Report) total(d time.Duration) {
+	for _, res := range rep.Results {
+		if res.Kind == "single" && res.Property == Feasible {
+			rep.Instances += res.Exhaustive + res.Random
+		}
+	}
+	rep.Seconds = d.Seconds()
+	if rep.Seconds > 0 {
+		rep.Rate = float64(rep.Instances) / rep.Seconds
+	}
+}
+
+// log prints one progress line per property.
+func (r *runner) log(rep *Report, d time.Duration) {
+	if r.cfg.Log == nil {
+		return
+	}
+	for _, res := range rep.Results {
+		fmt.Fprintf(r.cfg.Log, "%-*s %-8s %s\n", propertyNameWidth, res.Property, res.Status, res.Method)
+	}
+	fmt.Fprintf(r.cfg.Log, "(%s in %.1fs; %d single-decision instances, %.0f/s)\n", r.subj.Name, d.Seconds(), rep.Instances, rep.Rate)
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"fairbench/check"
+	"fairbench/fairness"
 	"fairbench/models"
 	"fairbench/solvers"
 	"fairbench/solvers/gavel"
@@ -31,8 +32,8 @@ import (
 type predicateCase struct {
 	snap *models.Snapshot
 	a    models.Allocation
-	d    *models.Division
-	o    *models.Outcome
+	d    *fairness.Division
+	o    *fairness.Outcome
 }
 
 func predicateCases(b *testing.B) []predicateCase {
@@ -49,7 +50,7 @@ func predicateCases(b *testing.B) []predicateCase {
 		if err != nil {
 			b.Fatal(err)
 		}
-		d, err := models.NewDivision(snap)
+		d, err := fairness.NewDivision(snap)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -73,7 +74,7 @@ func predicateCases(b *testing.B) []predicateCase {
 		if err := models.Feasible(snap, a); err != nil {
 			b.Fatal(err)
 		}
-		o, err := models.OutcomeOf(snap, d, a, 2)
+		o, err := fairness.OutcomeOf(snap, d, a, 2)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -114,15 +115,14 @@ func randomShares(r *rand.Rand, snap *models.Snapshot) models.Allocation {
 	return a
 }
 
-func benchPredicate(b *testing.B, f func(c *predicateCase, imp *models.DenseImprover)) {
+func benchPredicate(b *testing.B, f func(c *predicateCase)) {
 	cases := predicateCases(b)
-	imp := &models.DenseImprover{}
 	b.ReportAllocs()
 	b.ResetTimer()
 	cpu0 := checkCPU()
 	n := 0
 	for b.Loop() {
-		f(&cases[n%len(cases)], imp)
+		f(&cases[n%len(cases)])
 		n++
 	}
 	b.ReportMetric(float64(n)/b.Elapsed().Seconds(), "instances/s")
@@ -142,23 +142,23 @@ func checkCPU() float64 {
 	return float64(ru.Utime.Sec+ru.Stime.Sec) + float64(ru.Utime.Usec+ru.Stime.Usec)/1e6
 }
 
-var tol = models.Tolerance{Rel: 1e-6}
+var tol = fairness.Tolerance{Rel: 1e-6}
 
 func BenchmarkCheckFeasible(b *testing.B) {
-	benchPredicate(b, func(c *predicateCase, _ *models.DenseImprover) { _ = models.Feasible(c.snap, c.a) })
+	benchPredicate(b, func(c *predicateCase) { _ = models.Feasible(c.snap, c.a) })
 }
 
 func BenchmarkCheckSharingIncentive(b *testing.B) {
-	benchPredicate(b, func(c *predicateCase, _ *models.DenseImprover) { models.SharingIncentive(c.d, c.o, tol) })
+	benchPredicate(b, func(c *predicateCase) { fairness.SharingIncentive(c.d, c.o, tol) })
 }
 
 func BenchmarkCheckEnvyFree(b *testing.B) {
-	benchPredicate(b, func(c *predicateCase, _ *models.DenseImprover) { models.EnvyFree(c.d, c.o, tol) })
+	benchPredicate(b, func(c *predicateCase) { fairness.EnvyFree(c.d, c.o, tol) })
 }
 
 func BenchmarkCheckParetoEfficient(b *testing.B) {
-	benchPredicate(b, func(c *predicateCase, imp *models.DenseImprover) {
-		if _, _, err := models.ParetoEfficient(c.d, c.o, tol, imp); err != nil {
+	benchPredicate(b, func(c *predicateCase) {
+		if _, _, err := fairness.ParetoEfficient(c.d, c.o, tol); err != nil {
 			b.Fatal(err)
 		}
 	})
@@ -168,11 +168,11 @@ func BenchmarkCheckParetoEfficient(b *testing.B) {
 // envy-freeness and Pareto efficiency on each instance: the cost of judging
 // one decision.
 func BenchmarkCheckPredicates(b *testing.B) {
-	benchPredicate(b, func(c *predicateCase, imp *models.DenseImprover) {
+	benchPredicate(b, func(c *predicateCase) {
 		_ = models.Feasible(c.snap, c.a)
-		models.SharingIncentive(c.d, c.o, tol)
-		models.EnvyFree(c.d, c.o, tol)
-		if _, _, err := models.ParetoEfficient(c.d, c.o, tol, imp); err != nil {
+		fairness.SharingIncentive(c.d, c.o, tol)
+		fairness.EnvyFree(c.d, c.o, tol)
+		if _, _, err := fairness.ParetoEfficient(c.d, c.o, tol); err != nil {
 			b.Fatal(err)
 		}
 	})
@@ -191,10 +191,40 @@ func BenchmarkCheckGavelLAS(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
+	cfg := check.DefaultConfig()
+	cfg.Seed = 1
 	for b.Loop() {
-		if _, err := check.Run(subj, check.Config{Seed: 1, Workers: 2}); err != nil {
+		if _, err := check.Run(subj, cfg); err != nil {
 			b.Fatal(err)
 		}
 	}
 	b.ReportMetric(b.Elapsed().Seconds()/float64(b.N), "s/check")
+}
+
+// BenchmarkCheckBound3 times the exhaustive search of bound 3 (3 users ×
+// 2 types × 3 GPUs per type, up to 2 jobs per user; 181,180 instances) for
+// a cheap policy (isolated) on the single-allocation properties, with no
+// random case: the goal is under a minute on two cores. It reports
+// instances per second of wall time and per CPU-second.
+func BenchmarkCheckBound3(b *testing.B) {
+	subj, err := check.SubjectOf(registry.Default(), "isolated", nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	cfg := check.Config{Seed: 1, Bound: 3, Workers: 2,
+		Props: []string{check.Feasible, check.SharingIncentive, check.EnvyFree, check.ParetoEfficient, check.StrategyProof}}
+	cpu0 := checkCPU()
+	n := 0
+	for b.Loop() {
+		rep, err := check.Run(subj, cfg)
+		if err != nil {
+			b.Fatal(err)
+		}
+		n += rep.Instances
+	}
+	b.ReportMetric(b.Elapsed().Seconds()/float64(b.N), "s/check")
+	b.ReportMetric(float64(n)/b.Elapsed().Seconds(), "instances/s")
+	if cpu := checkCPU() - cpu0; cpu > 0 {
+		b.ReportMetric(float64(n)/cpu, "instances/cpu-s")
+	}
 }

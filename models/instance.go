@@ -33,6 +33,9 @@ type Instance struct {
 	Policy  string          `json:"policy,omitempty" yaml:"policy,omitempty"`
 	Options map[string]any  `json:"options,omitempty" yaml:"options,omitempty"`
 	Result  *InstanceResult `json:"result,omitempty" yaml:"result,omitempty"`
+	// Check is what the checker recorded when it wrote the instance as a
+	// counterexample (the property, the claims, a lie); nil otherwise.
+	Check *CheckRecord `json:"check,omitempty" yaml:"check,omitempty"`
 }
 
 // InstanceResult records what a policy answered, for replay files.

@@ -83,10 +83,12 @@ type Entry struct {
 	Name    string
 	Summary string
 	New     Factory
-	// Claims names the fairness properties the policy claims to keep (the
-	// checker's property names, e.g. "sharing-incentive", "envy-free");
-	// the checker verifies these and reports the others as information.
-	Claims []string
+	// Claims are the fairness properties the policy claims to keep, each
+	// with the conditions its paper states and the citation. They are
+	// declared in one place, solvers/registry/claims.go, which fills this
+	// field; the checker verifies them under their conditions and reports
+	// the other properties as information.
+	Claims []models.Claim
 }
 
 // Registry maps policy names to factories. The zero value is empty and ready.

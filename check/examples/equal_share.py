@@ -13,11 +13,12 @@ types first within what is left of its user's slice:
     x[j][g] = min(1 - sum_h x[j][h], left_u[g] / gang_j)
 
 It keeps sharing incentive, envy-freeness and strategy-proofness for users
-with one job each (the checker's default instances), and is not Pareto
-efficient (a slice nobody uses stays idle). Run it as
+with one job each (its jobs fill the slice in order, which is not the best
+use of it when a user's jobs differ), and is not Pareto efficient (a slice
+nobody uses stays idle). Run it as
 
     fairbench check --policy "exec:python3 check/examples/equal_share.py" \
-        --claims sharing-incentive,envy-free,strategy-proof
+        --claims sharing-incentive:one-job-per-user,envy-free:one-job-per-user,strategy-proof:one-job-per-user
 
 With --ignore-weights it gives every user the same slice whatever its weight:
 a planted bug that the checker catches (sharing incentive fails for a user
@@ -32,14 +33,16 @@ import sys
 def decide(instance, ignore_weights):
     """Return the allocation (fractions) for one instance."""
     capacity = {}
-    for group in instance.get("servers", []):
+    for group in instance.get("servers") or []:
         capacity[group["type"]] = capacity.get(group["type"], 0) + group["count"] * group["gpus_per_server"]
-    users = {u["name"]: (1.0 if ignore_weights else float(u["weight"])) for u in instance["users"]}
-    active = {job["user"] for job in instance.get("jobs", [])}
+    users = {u["name"]: (1.0 if ignore_weights else float(u["weight"])) for u in instance.get("users") or []}
+    # "jobs" is null when no job is active: the answer is then empty.
+    jobs = instance.get("jobs") or []
+    active = {job["user"] for job in jobs}
     total = sum(w for name, w in users.items() if name in active)
     left = {name: {t: w / total * n for t, n in capacity.items()} for name, w in users.items() if name in active}
     fractions = {}
-    for job in instance.get("jobs", []):
+    for job in jobs:
         gang = job["gang"]
         speeds = job.get("throughputs") or {}
         # Fastest types first; a type without a figure, or too small for the

@@ -65,7 +65,15 @@ func policyTable() *texttable.Table {
 		texttable.Column{Header: "CLAIMS", Wrap: true, MinWidth: 18})
 	for _, n := range reg.Names() {
 		e, _ := reg.Lookup(n)
-		t.Add(n, e.Summary, strings.Join(e.Claims, ", "))
+		var claims []string
+		for _, c := range e.Claims {
+			s := c.Property
+			if len(c.Conditions) > 0 {
+				s += " (" + strings.Join(c.Conditions, ", ") + ")"
+			}
+			claims = append(claims, s)
+		}
+		t.Add(n, e.Summary, strings.Join(claims, "; "))
 	}
 	return t
 }

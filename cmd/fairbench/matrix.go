@@ -36,7 +36,7 @@ func printMatrix(w io.Writer, m *check.Matrix, width int) error {
 	if len(key) > 0 {
 		notes = append(notes, "Properties: "+strings.Join(key, ", ")+".")
 	}
-	notes = append(notes, fmt.Sprintf("* claimed by the policy (feasible: by every policy); FAIL = a claimed property violated, fail = violated but not claimed (information). holds = no counterexample within %s and %d random instances (seed %d); temporal properties on seeded workloads.",
+	notes = append(notes, fmt.Sprintf("* claimed by the policy (feasible: by every policy); FAIL = a claimed property violated under its conditions, fail = violated but not claimed (information); A/B = A under the claim's conditions, B without them. holds = no counterexample within %s and %d random instances (seed %d); temporal properties on seeded workloads.",
 		m.Bound, m.Cases, m.Seed))
 	fmt.Fprintln(w)
 	for _, n := range notes {
@@ -107,6 +107,10 @@ func matrixCell(row check.MatrixRow, property string) string {
 			s = "fail"
 		default:
 			s = string(res.Status)
+		}
+		if res.Unconditional != nil {
+			// A claim checked under its conditions: the verdict without them.
+			s += "/" + string(res.Unconditional.Status)
 		}
 		if res.Claimed {
 			s += "*"

@@ -43,16 +43,12 @@ import (
 	"fairbench/solvers/nash"
 )
 
-// Registered name, summary and claims.
+// Registered name and summary (the claims are in solvers/registry,
+// claims.go).
 const (
 	Name    = "gavel-strategy-proof"
 	Summary = "Gavel's strategy-proof max-min fairness: Nash welfare over jobs with Cole–Gkatzelis–Goel partial-allocation discounts from leave-one-out re-solves"
 )
-
-// Claims: strategy-proof, for agents that are jobs; a user with several
-// jobs misreports for all of them at once, which the per-agent proof does
-// not cover (docs/algorithms/gavel-strategy-proof.md).
-var Claims = []string{"strategy-proof"}
 
 // Policy is gavel-strategy-proof.
 type Policy struct {

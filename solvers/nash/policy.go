@@ -9,21 +9,6 @@ import (
 	"fairbench/solvers/lp"
 )
 
-// Claims are what the checker verifies for this package's policies (see
-// docs/algorithms/nash.md and ceei.md for the proofs and the conditions).
-var (
-	// Claims: the Eisenberg–Gale optimum is Pareto efficient in the
-	// time-sharing model, unconditionally.
-	Claims = []string{"pareto-efficient"}
-	// PAClaims: partial allocation is strategy-proof (Cole, Gkatzelis,
-	// Goel, EC 2013) for utilities linear in the time fractions.
-	PAClaims = []string{"strategy-proof"}
-	// CEEIClaims: a verified equilibrium is envy-free and gives sharing
-	// incentive (each compared bundle is affordable) and is Pareto
-	// efficient (first welfare theorem), in the time-sharing model.
-	CEEIClaims = []string{"sharing-incentive", "envy-free", "pareto-efficient"}
-)
-
 // base is what the package's policies share: their name, options,
 // backend and run statistics. They decide at round starts, as Gavel's LP
 // policies do.

@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"fairbench/fairness"
 	"fairbench/models"
 	"fairbench/solvers"
 )
@@ -61,7 +62,7 @@ func randomInstance(r *rand.Rand, linear bool) *models.Instance {
 
 // outcome runs policy p on in and returns the division and the outcome, or
 // nil when some job fits no type (the instance is then skipped).
-func outcome(t *testing.T, p solvers.Policy, in *models.Instance) (*models.Division, *models.Outcome) {
+func outcome(t *testing.T, p solvers.Policy, in *models.Instance) (*fairness.Division, *fairness.Outcome) {
 	t.Helper()
 	s, err := in.Snapshot(nil)
 	if err != nil {
@@ -77,11 +78,11 @@ func outcome(t *testing.T, p solvers.Policy, in *models.Instance) (*models.Divis
 	if err := models.Feasible(s, a); err != nil {
 		t.Fatalf("%s: infeasible: %v", p.Name(), err)
 	}
-	d, err := models.NewDivision(s)
+	d, err := fairness.NewDivision(s)
 	if err != nil {
 		t.Fatal(err)
 	}
-	o, err := models.OutcomeOf(s, d, a, 2)
+	o, err := fairness.OutcomeOf(s, d, a, 2)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,15 +91,14 @@ func outcome(t *testing.T, p solvers.Policy, in *models.Instance) (*models.Divis
 
 // ceei's allocations keep sharing incentive, envy-freeness and Pareto
 // efficiency on random heterogeneous instances, judged by the predicates
-// of models (the checker's), with users of several jobs.
+// of package fairness (the checker's), with users of several jobs.
 func TestCEEIPropertiesRandom(t *testing.T) {
 	r := rand.New(rand.NewPCG(21, 1))
 	p, err := NewCEEI(solvers.Config{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	tol := models.Tolerance{Rel: 1e-6}
-	var imp models.DenseImprover
+	tol := fairness.Tolerance{Rel: 1e-6}
 	n := 0
 	for trial := 0; trial < 300; trial++ {
 		in := randomInstance(r, false)
@@ -107,13 +107,13 @@ func TestCEEIPropertiesRandom(t *testing.T) {
 			continue
 		}
 		n++
-		if ok, why := models.SharingIncentive(d, o, tol); !ok {
-			t.Fatalf("instance %d: sharing incentive: %s", trial, why)
+		if ok, why, err := fairness.SharingIncentive(d, o, tol); err != nil || !ok {
+			t.Fatalf("instance %d: sharing incentive: %s %v", trial, why, err)
 		}
-		if ok, why := models.EnvyFree(d, o, tol); !ok {
-			t.Fatalf("instance %d: envy-free: %s", trial, why)
+		if ok, why, err := fairness.EnvyFree(d, o, tol); err != nil || !ok {
+			t.Fatalf("instance %d: envy-free: %s %v", trial, why, err)
 		}
-		if ok, why, err := models.ParetoEfficient(d, o, tol, &imp); err != nil || !ok {
+		if ok, why, err := fairness.ParetoEfficient(d, o, tol); err != nil || !ok {
 			t.Fatalf("instance %d: Pareto: %s %v", trial, why, err)
 		}
 	}
@@ -132,25 +132,24 @@ func TestNashPropertiesRandom(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tol := models.Tolerance{Rel: 1e-6}
-	var imp models.DenseImprover
+	tol := fairness.Tolerance{Rel: 1e-6}
 	for trial := 0; trial < 300; trial++ {
 		linear := trial%2 == 0
 		d, o := outcome(t, p, randomInstance(r, linear))
 		if d == nil {
 			continue
 		}
-		if ok, why, err := models.ParetoEfficient(d, o, tol, &imp); err != nil || !ok {
+		if ok, why, err := fairness.ParetoEfficient(d, o, tol); err != nil || !ok {
 			t.Fatalf("instance %d: Pareto: %s %v", trial, why, err)
 		}
 		if !linear {
 			continue
 		}
-		if ok, why := models.SharingIncentive(d, o, tol); !ok {
-			t.Fatalf("linear instance %d: sharing incentive: %s", trial, why)
+		if ok, why, err := fairness.SharingIncentive(d, o, tol); err != nil || !ok {
+			t.Fatalf("linear instance %d: sharing incentive: %s %v", trial, why, err)
 		}
-		if ok, why := models.EnvyFree(d, o, tol); !ok {
-			t.Fatalf("linear instance %d: envy-free: %s", trial, why)
+		if ok, why, err := fairness.EnvyFree(d, o, tol); err != nil || !ok {
+			t.Fatalf("linear instance %d: envy-free: %s %v", trial, why, err)
 		}
 	}
 }

@@ -21,27 +21,32 @@ import (
 // is a programming error and panics.
 func Default() *solvers.Registry {
 	r := &solvers.Registry{}
+	claims := Claims()
 	for _, e := range append([]solvers.Entry{
 		{Name: fifo.Name, Summary: fifo.Summary, New: fifo.New},
 		{Name: sjf.Name, Summary: sjf.Summary, New: sjf.New},
 		{Name: sjf.SRTFName, Summary: sjf.SRTFSummary, New: sjf.NewSRTF},
 		{Name: tiresias.Name, Summary: tiresias.Summary, New: tiresias.New},
 		{Name: tiresias.PerTypeName, Summary: tiresias.PerTypeSummary, New: tiresias.NewPerType},
-		{Name: isolated.Name, Summary: isolated.Summary, New: isolated.New, Claims: []string{"sharing-incentive", "envy-free", "strategy-proof"}},
-		{Name: gandivafair.Name, Summary: gandivafair.Summary, New: gandivafair.New, Claims: []string{"sharing-incentive", "share-convergence"}},
-		{Name: gandivafair.NoTradeName, Summary: gandivafair.NoTradeSummary, New: gandivafair.NewNoTrade, Claims: []string{"sharing-incentive", "share-convergence"}},
+		{Name: isolated.Name, Summary: isolated.Summary, New: isolated.New},
+		{Name: gandivafair.Name, Summary: gandivafair.Summary, New: gandivafair.New},
+		{Name: gandivafair.NoTradeName, Summary: gandivafair.NoTradeSummary, New: gandivafair.NewNoTrade},
 		{Name: sjfbsbf.Name, Summary: sjfbsbf.Summary, New: sjfbsbf.New},
 		{Name: sjfbsbf.ConsolidatedName, Summary: sjfbsbf.ConsolidatedSummary, New: sjfbsbf.NewConsolidated},
 		{Name: sjfbsbf.FFSName, Summary: sjfbsbf.FFSSummary, New: sjfbsbf.NewFFS},
 		{Name: sjfbsbf.FFSConsolidatedName, Summary: sjfbsbf.FFSConsolidatedSummary, New: sjfbsbf.NewFFSConsolidated},
-		{Name: fft.Name, Summary: fft.Summary, New: fft.New, Claims: []string{"long-term-fairness", "regret", "starvation-bound"}},
-		{Name: fft.ExactName, Summary: fft.ExactSummary, New: fft.NewExact, Claims: []string{"long-term-fairness", "regret", "starvation-bound"}},
-		{Name: nash.Name, Summary: nash.Summary, New: nash.New, Claims: nash.Claims},
-		{Name: nash.PAName, Summary: nash.PASummary, New: nash.NewPA, Claims: nash.PAClaims},
-		{Name: nash.CEEIName, Summary: nash.CEEISummary, New: nash.NewCEEI, Claims: nash.CEEIClaims},
-		{Name: gavelsp.Name, Summary: gavelsp.Summary, New: gavelsp.New, Claims: gavelsp.Claims},
+		{Name: fft.Name, Summary: fft.Summary, New: fft.New},
+		{Name: fft.ExactName, Summary: fft.ExactSummary, New: fft.NewExact},
+		{Name: nash.Name, Summary: nash.Summary, New: nash.New},
+		{Name: nash.PAName, Summary: nash.PASummary, New: nash.NewPA},
+		{Name: nash.CEEIName, Summary: nash.CEEISummary, New: nash.NewCEEI},
+		{Name: gavelsp.Name, Summary: gavelsp.Summary, New: gavelsp.New},
 		{Name: themis.Name, Summary: themis.Summary, New: themis.New},
 	}, gavel.Entries()...) { // the Gavel LP family: gavel-las, gavel-las-agnostic, gavel-ftf, ...
+		if len(e.Claims) > 0 {
+			panic("registry: " + e.Name + " declares its claims in its own package; declare them in claims.go")
+		}
+		e.Claims = claims[e.Name]
 		if err := r.Register(e); err != nil {
 			panic("registry: " + err.Error())
 		}

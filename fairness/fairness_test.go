@@ -1,4 +1,4 @@
-package models
+package fairness
 
 import (
 	"fmt"
@@ -6,6 +6,8 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+
+	"fairbench/models"
 )
 
 // twoUsers is a cluster of 1 fast + 1 slow GPU and two single-job users:
@@ -13,8 +15,8 @@ import (
 func twoUsers() *Division {
 	d := &Division{
 		Types: []string{"fast", "slow"}, Capacity: []float64{1, 1},
-		Users: []User{{Name: "a", Weight: 1}, {Name: "b", Weight: 1}},
-		Jobs: []DivisionJob{
+		Users: []models.User{{Name: "a", Weight: 1}, {Name: "b", Weight: 1}},
+		Jobs: []Job{
 			{ID: 1, User: 0, Gang: 1, Speed: []float64{4, 1}},
 			{ID: 2, User: 1, Gang: 1, Speed: []float64{2, 1}},
 		},
@@ -42,8 +44,8 @@ var exact = Tolerance{Rel: 1e-9}
 func market() *Division {
 	d := &Division{
 		Types: []string{"fast", "slow"}, Capacity: []float64{1, 1},
-		Users: []User{{Name: "a", Weight: 1}, {Name: "b", Weight: 1}},
-		Jobs: []DivisionJob{
+		Users: []models.User{{Name: "a", Weight: 1}, {Name: "b", Weight: 1}},
+		Jobs: []Job{
 			{ID: 1, User: 0, Gang: 1, Speed: []float64{4, 1}},
 			{ID: 2, User: 1, Gang: 1, Speed: []float64{2, 1}},
 			{ID: 3, User: 1, Gang: 1, Speed: []float64{2, 1}},
@@ -61,7 +63,6 @@ func market() *Division {
 // unfair; leaving GPUs idle is neither.
 func Example_fairnessPredicates() {
 	d := market()
-	imp := &DenseImprover{}
 	for _, c := range []struct {
 		name string
 		x    [][]float64
@@ -72,9 +73,9 @@ func Example_fairnessPredicates() {
 		{"idle", [][]float64{{0.5, 0}, {0.5, 0}, {0, 0}}},
 	} {
 		o := outcome(d, c.x)
-		si, _ := SharingIncentive(d, o, exact)
-		ef, _ := EnvyFree(d, o, exact)
-		pe, _, _ := ParetoEfficient(d, o, exact, imp)
+		si, _, _ := SharingIncentive(d, o, exact)
+		ef, _, _ := EnvyFree(d, o, exact)
+		pe, _, _ := ParetoEfficient(d, o, exact)
 		fmt.Printf("%-12s SI %-5v EF %-5v PE %v\n", c.name, si, ef, pe)
 	}
 	// Output:
@@ -87,16 +88,16 @@ func Example_fairnessPredicates() {
 func TestReasonsCarryNumbers(t *testing.T) {
 	d := market()
 	o := outcome(d, [][]float64{{1, 0}, {0, 1}, {0, 0}})
-	ok, why := SharingIncentive(d, o, exact)
+	ok, why, _ := SharingIncentive(d, o, exact)
 	if ok || !strings.Contains(why, "user b") || !strings.Contains(why, "0.75") {
 		t.Errorf("SI: %v %q", ok, why)
 	}
-	ok, why = EnvyFree(d, o, exact)
+	ok, why, _ = EnvyFree(d, o, exact)
 	if ok || !strings.Contains(why, "envies a") {
 		t.Errorf("EF: %v %q", ok, why)
 	}
 	o = outcome(d, [][]float64{{0.5, 0.5}, {0.5, 0}, {0, 0.5}})
-	ok, why, err := ParetoEfficient(d, o, exact, &DenseImprover{})
+	ok, why, err := ParetoEfficient(d, o, exact)
 	if ok || err != nil || !strings.Contains(why, "raises") {
 		t.Errorf("PE: %v %q %v", ok, why, err)
 	}
@@ -111,14 +112,14 @@ func TestWeights(t *testing.T) {
 	}
 	// a entitled to 3/4 of each type.
 	o := outcome(d, [][]float64{{0.75, 0.25}, {0.25, 0.75}, {0, 0}})
-	if ok, why := SharingIncentive(d, o, exact); !ok {
+	if ok, why, _ := SharingIncentive(d, o, exact); !ok {
 		t.Error(why)
 	}
-	if ok, why := EnvyFree(d, o, exact); !ok {
+	if ok, why, _ := EnvyFree(d, o, exact); !ok {
 		t.Error(why)
 	}
 	o = outcome(d, [][]float64{{0.5, 0.5}, {0.5, 0.5}, {0, 0}})
-	if ok, _ := SharingIncentive(d, o, exact); ok {
+	if ok, _, _ := SharingIncentive(d, o, exact); ok {
 		t.Error("the unweighted split gives the weight-3 user sharing incentive")
 	}
 }
@@ -129,7 +130,7 @@ func TestKnapsackAgainstLP(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
 	for it := 0; it < 2000; it++ {
 		m := 1 + r.IntN(4)
-		d := &Division{Types: make([]string, m), Capacity: make([]float64, m), Users: []User{{Name: "u", Weight: 1}}}
+		d := &Division{Types: make([]string, m), Capacity: make([]float64, m), Users: []models.User{{Name: "u", Weight: 1}}}
 		sp := make([]float64, m)
 		for g := range sp {
 			d.Types[g] = fmt.Sprint("t", g)
@@ -143,7 +144,7 @@ func TestKnapsackAgainstLP(t *testing.T) {
 		for g := range d.Capacity {
 			d.Capacity[g] = math.Max(d.Capacity[g], gang)
 		}
-		d.Jobs = []DivisionJob{{ID: 1, Gang: gang, Speed: sp}}
+		d.Jobs = []Job{{ID: 1, Gang: gang, Speed: sp}}
 		if err := d.Index(); err != nil {
 			t.Fatal(err)
 		}
@@ -151,9 +152,11 @@ func TestKnapsackAgainstLP(t *testing.T) {
 		for g := range b {
 			b[g] = r.Float64() * 3
 		}
-		var lp denseLP
 		k := d.knapsack(0, b, 1)
-		l := lp.bundle(d, []int{0}, b, 1)
+		l, err := d.transport(0, b, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
 		if math.Abs(k-l) > 1e-9 {
 			t.Fatalf("speeds %v gang %v bundle %v: knapsack %v, LP %v", sp, gang, b, k, l)
 		}
@@ -165,8 +168,8 @@ func TestKnapsackAgainstLP(t *testing.T) {
 func TestBundleValueSeveralJobs(t *testing.T) {
 	d := &Division{
 		Types: []string{"fast", "slow"}, Capacity: []float64{1, 1},
-		Users: []User{{Name: "u", Weight: 1}},
-		Jobs: []DivisionJob{
+		Users: []models.User{{Name: "u", Weight: 1}},
+		Jobs: []Job{
 			{ID: 1, User: 0, Gang: 1, Speed: []float64{10, 9}},
 			{ID: 2, User: 0, Gang: 1, Speed: []float64{10, 1}},
 		},
@@ -174,7 +177,7 @@ func TestBundleValueSeveralJobs(t *testing.T) {
 	if err := d.Index(); err != nil {
 		t.Fatal(err)
 	}
-	if v := d.Value(0, []float64{1, 1}); math.Abs(v-1.9) > 1e-9 {
+	if v, err := d.Value(0, []float64{1, 1}, 1); err != nil || math.Abs(v-1.9) > 1e-9 {
 		t.Errorf("V = %v, want 1.9 (job 2 on fast, job 1 on slow)", v)
 	}
 }
@@ -194,7 +197,7 @@ func TestStrategyProofSearch(t *testing.T) {
 		return o, nil
 	}
 	truth, _ := proportional(d)
-	ok, why, lie, err := StrategyProof(d, truth, proportional, DefaultMisreportSearch(), Tolerance{Rel: 1e-6})
+	ok, why, lie, err := StrategyProof(d, truth, proportional, DefaultSearch(), Tolerance{Rel: 1e-6})
 	if err != nil || ok || lie == nil || !strings.Contains(why, "misreporting") {
 		t.Fatalf("proportional mechanism: ok=%v %q %v", ok, why, err)
 	}
@@ -209,7 +212,7 @@ func TestStrategyProofSearch(t *testing.T) {
 		return outcome(rep, [][]float64{{0.5, 0.5}, {0.5, 0.5}}), nil
 	}
 	truth, _ = equal(d)
-	if ok, why, _, err := StrategyProof(d, truth, equal, DefaultMisreportSearch(), Tolerance{Rel: 1e-6}); !ok || err != nil {
+	if ok, why, _, err := StrategyProof(d, truth, equal, DefaultSearch(), Tolerance{Rel: 1e-6}); !ok || err != nil {
 		t.Errorf("report-blind mechanism found manipulable: %s %v", why, err)
 	}
 }
@@ -220,7 +223,7 @@ func TestOutcomeOfPlacementsAndFractions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a := Allocation{Fractions: map[JobID]map[string]float64{}}
+	a := models.Allocation{Fractions: map[models.JobID]map[string]float64{}}
 	for _, j := range s.Jobs {
 		for _, g := range s.Cluster.TypeNames() {
 			if s.Throughput(&j.Job, g) > 0 {
@@ -229,7 +232,7 @@ func TestOutcomeOfPlacementsAndFractions(t *testing.T) {
 			}
 		}
 	}
-	if err := Feasible(s, a); err != nil {
+	if err := models.Feasible(s, a); err != nil {
 		t.Fatal(err)
 	}
 	o, err := OutcomeOf(s, d, a, 2)
@@ -245,21 +248,41 @@ func TestOutcomeOfPlacementsAndFractions(t *testing.T) {
 			t.Errorf("job %d: Σx = %v", d.Jobs[j].ID, sum)
 		}
 	}
-	if _, err := OutcomeOf(s, d, Allocation{Run: []Assignment{{Job: 999, Type: "V100"}}}, 2); err == nil {
+	if _, err := OutcomeOf(s, d, models.Allocation{Run: []models.Assignment{{Job: 999, Type: "V100"}}}, 2); err == nil {
 		t.Error("unknown job accepted")
 	}
 }
 
 func TestDivisionRefusesBadInput(t *testing.T) {
 	for name, d := range map[string]*Division{
-		"no speed":  {Types: []string{"t"}, Capacity: []float64{1}, Users: []User{{Name: "u", Weight: 1}}, Jobs: []DivisionJob{{ID: 1, Gang: 1, Speed: []float64{0}}}},
-		"gang":      {Types: []string{"t"}, Capacity: []float64{1}, Users: []User{{Name: "u", Weight: 1}}, Jobs: []DivisionJob{{ID: 1, Gang: 2, Speed: []float64{1}}}},
-		"user":      {Types: []string{"t"}, Capacity: []float64{1}, Users: []User{{Name: "u", Weight: 1}}, Jobs: []DivisionJob{{ID: 1, User: 3, Gang: 1, Speed: []float64{1}}}},
-		"weight":    {Types: []string{"t"}, Capacity: []float64{1}, Users: []User{{Name: "u"}}, Jobs: []DivisionJob{{ID: 1, Gang: 1, Speed: []float64{1}}}},
-		"neg speed": {Types: []string{"t"}, Capacity: []float64{1}, Users: []User{{Name: "u", Weight: 1}}, Jobs: []DivisionJob{{ID: 1, Gang: 1, Speed: []float64{-1}}}},
+		"no speed":  {Types: []string{"t"}, Capacity: []float64{1}, Users: []models.User{{Name: "u", Weight: 1}}, Jobs: []Job{{ID: 1, Gang: 1, Speed: []float64{0}}}},
+		"gang":      {Types: []string{"t"}, Capacity: []float64{1}, Users: []models.User{{Name: "u", Weight: 1}}, Jobs: []Job{{ID: 1, Gang: 2, Speed: []float64{1}}}},
+		"user":      {Types: []string{"t"}, Capacity: []float64{1}, Users: []models.User{{Name: "u", Weight: 1}}, Jobs: []Job{{ID: 1, User: 3, Gang: 1, Speed: []float64{1}}}},
+		"weight":    {Types: []string{"t"}, Capacity: []float64{1}, Users: []models.User{{Name: "u"}}, Jobs: []Job{{ID: 1, Gang: 1, Speed: []float64{1}}}},
+		"neg speed": {Types: []string{"t"}, Capacity: []float64{1}, Users: []models.User{{Name: "u", Weight: 1}}, Jobs: []Job{{ID: 1, Gang: 1, Speed: []float64{-1}}}},
 	} {
 		if err := d.Index(); err == nil {
 			t.Errorf("%s: accepted", name)
 		}
 	}
+}
+
+// feasibilitySnapshot is a small cluster with jobs of several gangs.
+func feasibilitySnapshot(t *testing.T) *models.Snapshot {
+	t.Helper()
+	in := &models.Instance{
+		GPUTypes: []models.GPUType{{Name: "V100", MemoryGB: 16, Rank: 3}, {Name: "K80", MemoryGB: 12, Rank: 1}},
+		Servers:  []models.ServerGroup{{Type: "V100", Count: 1, GPUs: 4}, {Type: "K80", Count: 2, GPUs: 2}},
+		Users:    []models.User{{Name: "a", Weight: 1}},
+		Jobs: []models.InstanceJob{
+			{ID: 1, User: "a", Gang: 2, Steps: 10, Throughputs: map[string]float64{"V100": 4, "K80": 1}},
+			{ID: 2, User: "a", Gang: 4, Steps: 10, Throughputs: map[string]float64{"V100": 8}},
+			{ID: 5, User: "a", Gang: 1, Steps: 10, Throughputs: map[string]float64{"V100": 2, "K80": 1}},
+		},
+	}
+	s, err := in.Snapshot(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
 }
