@@ -119,6 +119,12 @@ func (s Solver) Solve(m *Market) (*Solution, error) {
 			}
 		}
 		res, err := backend.Solve(&k.p, opt)
+		if err != nil && errors.Is(err, lp.ErrSolver) && backend.Name() != (lp.Pure{}).Name() {
+			// CLP can stop on a badly scaled outer approximation ("optimal
+			// with secondary status 3": the unscaled problem keeps dual
+			// infeasibilities); the dense simplex settles it.
+			res, err = lp.Pure{}.Solve(&k.p, opt)
+		}
 		if err != nil {
 			if best != nil && !errors.Is(err, lp.ErrLimit) {
 				break // numerical trouble deep in the loop: polish what we have
