@@ -39,7 +39,9 @@ type Solver struct {
 	// Tol is the absolute gap Bound − Welfare, in units of Σ_i w_i, at which
 	// the cutting-plane loop stops (0: DefaultTol).
 	Tol float64
-	// MaxIterations bounds the LP solves of one Solve (0: DefaultMaxIterations).
+	// MaxIterations bounds the LP solves of one Solve (0:
+	// DefaultMaxIterations); the best point is then polished, and returned
+	// with its certificate's gap if the polish fails.
 	MaxIterations int
 	// Deadline, when set, stops a solve that has not converged by then with
 	// an error matching lp.ErrLimit.
@@ -55,9 +57,9 @@ const (
 	DefaultMaxIterations = 400
 )
 
-// ErrNotConverged is returned (wrapped) when the cutting-plane loop stops at
-// MaxIterations with a gap above Tol.
-var ErrNotConverged = errors.New("nash: cutting planes did not converge")
+// polishEvery is how often (in LP solves) the cutting-plane loop tries to
+// polish its best point before it converges.
+const polishEvery = 10
 
 // kelley is the state of one cutting-plane solve: the LP with its cuts.
 // Each buyer's utility is measured in units of top_i, its stand-alone
@@ -143,8 +145,17 @@ func (s Solver) Solve(m *Market) (*Solution, error) {
 			break
 		}
 		if it >= maxIter {
-			return nil, fmt.Errorf("%w: gap %.3g after %d LP solves (tolerance %.3g)", ErrNotConverged,
-				(best.Bound-best.Welfare)/totalW, it, tol)
+			// Polish what we have; its certificate (or the gap it reports)
+			// says how far the point is from the optimum.
+			break
+		}
+		if it%polishEvery == 0 && len(duals) >= len(m.Caps)+len(m.Classes) {
+			// Many buyers make the cutting planes slow in the tail; the
+			// polish often finds the exact optimum from an early point.
+			if sol, cert := polish(m, best.X, capDuals(m, duals), timeDuals(m, duals)); sol != nil {
+				sol.Iterations, sol.Cert = it, cert
+				return sol, nil
+			}
 		}
 		added := false
 		for i := range m.Weights {
@@ -171,14 +182,7 @@ func (s Solver) Solve(m *Market) (*Solution, error) {
 func finish(m *Market, best *Solution, duals []float64, backend lp.Solver) (*Solution, error) {
 	var p, lam []float64
 	if len(duals) >= len(m.Caps)+len(m.Classes) {
-		p = make([]float64, len(m.Caps))
-		lam = make([]float64, len(m.Classes))
-		for g := range p {
-			p[g] = math.Max(0, duals[g])
-		}
-		for c := range lam {
-			lam[c] = math.Max(0, duals[len(m.Caps)+c])
-		}
+		p, lam = capDuals(m, duals), timeDuals(m, duals)
 	} else {
 		cert, err := Certify(m, best.X, backend)
 		if err != nil {
@@ -211,6 +215,26 @@ func finish(m *Market, best *Solution, duals []float64, backend lp.Solver) (*Sol
 	}
 	best.Cert = cert
 	return best, nil
+}
+
+// capDuals are the cutting-plane LP's duals of the capacity rows (the
+// first rows): the prices p_g of its optimum.
+func capDuals(m *Market, duals []float64) []float64 {
+	p := make([]float64, len(m.Caps))
+	for g := range p {
+		p[g] = math.Max(0, duals[g])
+	}
+	return p
+}
+
+// timeDuals are its duals of the time rows (after the capacity rows): the
+// rents λ_c.
+func timeDuals(m *Market, duals []float64) []float64 {
+	lam := make([]float64, len(m.Classes))
+	for c := range lam {
+		lam[c] = math.Max(0, duals[len(m.Caps)+c])
+	}
+	return lam
 }
 
 func newKelley(m *Market) *kelley {
