@@ -24,7 +24,7 @@ func TestPairWithFakeWorkload(t *testing.T) {
 	if n := len(s.AllEntries()); n != 2 {
 		t.Fatalf("%d isolated entries, want 2 (resnet18 b4 from models, lstm b8 for the pair)", n)
 	}
-	rec, err, dir := runFake(t, "slow", s, nil)
+	rec, dir, err := runFake(t, "slow", s, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,7 +63,7 @@ func TestPairThatCannotShare(t *testing.T) {
 	s := fakeSpec(t, fakePairs+`gpu_types: [{name: Tiny, memory_gb: 1.5e-6, source: test}]
 `)
 	s.Devices[0].GPUType = "Tiny"
-	rec, err, _ := runFake(t, "ok", s, nil)
+	rec, _, err := runFake(t, "ok", s, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,7 +82,7 @@ func TestPairThatCannotShare(t *testing.T) {
 func TestMPSWithoutDaemon(t *testing.T) {
 	s := fakeSpecOn(t, "[{device: 'cuda:0'}]", fakePairs+"  modes: [timeslice, mps]\n")
 	t.Setenv("PATH", t.TempDir()) // no nvidia-cuda-mps-control
-	rec, err, _ := runFake(t, "slow", s, &fakeProbe{n: 1})
+	rec, _, err := runFake(t, "slow", s, &fakeProbe{n: 1})
 	if err == nil || len(rec.Pairs) != 2 {
 		t.Fatalf("err %v, %d pairs", err, len(rec.Pairs))
 	}

@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"reflect"
+	"slices"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -79,7 +81,7 @@ func ParseGPUTypes(data []byte, name string) ([]GPUDecl, error) {
 		for j := 0; j+1 < len(item.Content); j += 2 {
 			k := item.Content[j]
 			if !declKeys[k.Value] {
-				return nil, fail(k.Line, f+"."+k.Value, "unknown key (known: %s)", strings.Join(sortedNames(declKeys), ", "))
+				return nil, fail(k.Line, f+"."+k.Value, "unknown key (known: %s)", strings.Join(slices.Sorted(maps.Keys(declKeys)), ", "))
 			}
 			if seen[k.Value] {
 				return nil, fail(k.Line, f+"."+k.Value, "appears twice")

@@ -4,8 +4,10 @@ import (
 	"embed"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -450,12 +452,7 @@ func (x *Extrapolator) Estimates(target string) ([]Estimate, error) {
 }
 
 func (x *Extrapolator) datasheetTypes() string {
-	var names []string
-	for n := range x.data.GPUs {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return fmt.Sprint(names)
+	return fmt.Sprint(slices.Sorted(maps.Keys(x.data.GPUs)))
 }
 
 // LOOType is the leave-one-type-out error on one measured type: every

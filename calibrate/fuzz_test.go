@@ -9,7 +9,7 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
-// The fuzz targets of calibrate's decoders (issue 14): a calibration record
+// The fuzz targets of calibrate's decoders (docs/limits.md, "Fuzzing"): a calibration record
 // (DecodeRecord), a profile (ParseSpec) and a gpu_types list
 // (ParseGPUTypes). Each is seeded with the repository's valid files; a
 // crasher the fuzzer finds is kept in testdata/fuzz/<target>/ and runs as a

@@ -2,8 +2,10 @@ package calibrate
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -218,7 +220,7 @@ func checkDecls(ds []GPUDecl, field string) (string, error) {
 		if d.Rank < 1 || d.Rank > maxRank {
 			return f + ".rank", fmt.Errorf("must be 1..%d, got %d", maxRank, d.Rank)
 		}
-		for _, p := range sortedNames(d.PeakTFLOPS) {
+		for _, p := range slices.Sorted(maps.Keys(d.PeakTFLOPS)) {
 			if !precisions[p] {
 				return f + ".peak_tflops." + p, fmt.Errorf("unknown precision (known: fp16, fp32, tf32)")
 			}

@@ -13,6 +13,7 @@ func memEntry(job string, batch, gang int, bytes uint64) Entry {
 // TestFitMemoryByHand: points on a line are fitted exactly; the held-back
 // smallest batch size is predicted from the others.
 func TestFitMemoryByHand(t *testing.T) {
+	t.Parallel()
 	const gb = 1e9
 	// memory(b) = 2 GB + 0.05 GB·b at b = 32, 64, 128 exactly, and 4.1 GB
 	// measured at b = 16 (the line gives 2 + 0.8 = 2.8 GB there).
@@ -54,6 +55,7 @@ func TestFitMemoryByHand(t *testing.T) {
 // part the fit's intercept within [0, MemoryGB]; one batch size: nothing
 // shrinks.
 func TestJobMemory(t *testing.T) {
+	t.Parallel()
 	const gb = 1e9
 	r := &Record{Entries: []Entry{
 		memEntry("R (batch size 32)", 32, 1, 3*gb),

@@ -8,8 +8,10 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -94,8 +96,15 @@ type MergeOptions struct {
 	// Output is the matrix file to write (default: the target).
 	Output string
 	// Declared are GPU types the inputs may name beyond the catalogue's and
-	// the records' own (--gpu-types).
+	// the records' own.
 	Declared []GPUDecl
+	// DeclaredFiles are files with a gpu_types list (ReadGPUTypes: a
+	// datasheet file, a profile or a scenario) whose types join Declared
+	// (--gpu-types).
+	DeclaredFiles []string
+	// Scenario, when set, is where a ready scenario that uses the merged
+	// files goes (ScenarioFor, --scenario); it joins the files to write.
+	Scenario string
 	// Sharing is the co-location mode whose pairs go into the matrix
 	// (default ModeTimeSlice).
 	Sharing string
@@ -157,8 +166,17 @@ func GPUTypesPathFor(matrixPath string) string {
 //     block a scenario needs (GPUTypesPathFor).
 //
 // GPU types the catalogue lacks must be declared: by a record's profile,
-// the target's record, or opt.Declared.
+// the target's record, opt.Declared or opt.DeclaredFiles. With
+// opt.Scenario, a scenario that uses the output joins the files.
 func Merge(target string, inputs []string, opt MergeOptions) (*MergeReport, error) {
+	opt.Declared = slices.Clone(opt.Declared)
+	for _, f := range opt.DeclaredFiles {
+		ds, err := ReadGPUTypes(f)
+		if err != nil {
+			return nil, err
+		}
+		opt.Declared = append(opt.Declared, ds...)
+	}
 	if len(inputs) == 0 {
 		return nil, errors.New("calibrate: merge: no input files")
 	}
@@ -213,6 +231,13 @@ func Merge(target string, inputs []string, opt MergeOptions) (*MergeReport, erro
 	rep.Files[opt.Output] = data
 	if len(rep.Declared) > 0 {
 		rep.Files[GPUTypesPathFor(opt.Output)] = GPUTypesBlock(rep.Declared)
+	}
+	if opt.Scenario != "" {
+		sc, err := ScenarioFor(rep, opt.Scenario, inputs)
+		if err != nil {
+			return nil, err
+		}
+		rep.Files[opt.Scenario] = sc
 	}
 	return rep, nil
 }
@@ -279,7 +304,7 @@ func (rep *MergeReport) add(base *models.Matrix, ins []*input) {
 		}
 		base.Merge(in.matrix)
 	}
-	rep.GPUTypes = sortedKeysOf(types)
+	rep.GPUTypes = slices.Sorted(maps.Keys(types))
 }
 
 // addRecord builds the merged record, sets its pairs in base and adds it to

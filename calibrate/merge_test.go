@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"syscall"
 	"testing"
@@ -16,6 +17,7 @@ import (
 // type the catalogue lacks merges once the type is declared — here by the
 // scenario that uses it — and the gpu_types block is written beside it.
 func TestMergeNewGPUTypeFile(t *testing.T) {
+	t.Parallel()
 	const file = "../scenarios/testdata/newgpu/b200.throughputs.json"
 	out := filepath.Join(t.TempDir(), "b200.json")
 	if _, err := Merge(out, []string{file}, MergeOptions{}); err == nil || !strings.Contains(err.Error(), "--gpu-types") {
@@ -43,12 +45,29 @@ func TestMergeNewGPUTypeFile(t *testing.T) {
 	if err != nil || m.Throughput(models.Key{Job: "ResNet-50 (batch size 64)", GPU: "B200", Gang: 2}) != 55 {
 		t.Errorf("merged: %v", err)
 	}
+	// The declaration read from its file by Merge itself (--gpu-types), and
+	// a scenario that uses the output (--scenario) among the files.
+	scenario := filepath.Join(filepath.Dir(out), "b200.yaml")
+	again, err := Merge(out, []string{file}, MergeOptions{DeclaredFiles: []string{"../scenarios/testdata/newgpu/scenario.yaml"}, Scenario: scenario})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again.Same != 2 || len(again.Declared) != 1 || !reflect.DeepEqual(again.Declared[0], decl[0]) {
+		t.Errorf("declared from its file: same %d, declared %+v", again.Same, again.Declared)
+	}
+	if sc := string(again.Files[scenario]); !strings.Contains(sc, `throughputs: "b200.json"`) || !strings.Contains(sc, "{type: B200, count: 1") {
+		t.Errorf("scenario:\n%s", sc)
+	}
+	if _, err := Merge(out, []string{file}, MergeOptions{DeclaredFiles: []string{"no-such-file.yaml"}}); err == nil || !strings.Contains(err.Error(), "no-such-file.yaml") {
+		t.Errorf("a missing declaration file: %v", err)
+	}
 }
 
 // TestMergeRecords: a record's figures, pairs and memory reach the matrix
 // and the merged record; merging the same record again into the output
 // (whose own record is read) adds nothing twice.
 func TestMergeRecords(t *testing.T) {
+	t.Parallel()
 	out := filepath.Join(t.TempDir(), "cal.json")
 	rep, err := Merge(out, []string{validRecord}, MergeOptions{Version: "test"})
 	if err != nil {
@@ -78,7 +97,8 @@ func TestMergeRecords(t *testing.T) {
 
 // TestWriteAllIsAllOrNothing: a file that cannot be written leaves no
 // other file and no temporary behind; Ctrl-C in the middle is held until
-// every file is in place.
+// every file is in place. It signals the whole process, so it does not run
+// in parallel with other tests.
 func TestWriteAllIsAllOrNothing(t *testing.T) {
 	dir := t.TempDir()
 	// b.json's folder is a file: its temporary cannot be written.

@@ -5,8 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -435,13 +436,13 @@ func (s *Spec) fillModel(i int) error {
 func (s *Spec) fillWorkload(f string, model, jobType *string, amp bool, args map[string]int) error {
 	family, ok := workloadModels[*model]
 	if !ok {
-		return s.errf(f+".model", "unknown model %q (known: %s)", *model, strings.Join(sortedNames(workloadModels), ", "))
+		return s.errf(f+".model", "unknown model %q (known: %s)", *model, strings.Join(slices.Sorted(maps.Keys(workloadModels)), ", "))
 	}
-	keys := sortedNames(args)
+	keys := slices.Sorted(maps.Keys(args))
 	for _, k := range keys {
 		lim, ok := maxArg[k]
 		if !ok {
-			return s.errf(f+".args."+k, "unknown workload argument (known: %s)", strings.Join(sortedNames(workloadArgs), ", "))
+			return s.errf(f+".args."+k, "unknown workload argument (known: %s)", strings.Join(slices.Sorted(maps.Keys(workloadArgs)), ", "))
 		}
 		if args[k] < 1 || args[k] > lim {
 			return s.errf(f+".args."+k, "must be an integer in 1..%d, got %d", lim, args[k])
@@ -499,15 +500,6 @@ func sizes(xs []int, limit int) error {
 		seen[x] = true
 	}
 	return nil
-}
-
-func sortedNames[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }
 
 // EntrySpec is one measurement: a model at one batch and gang size on one

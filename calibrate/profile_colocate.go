@@ -2,6 +2,8 @@ package calibrate
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 )
 
@@ -177,7 +179,7 @@ func (s *Spec) PairEntries() []PairEntrySpec {
 // measurement.
 func (e EntrySpec) id() string {
 	var args []string
-	for _, k := range sortedNames(e.Model.Args) {
+	for _, k := range slices.Sorted(maps.Keys(e.Model.Args)) {
 		args = append(args, fmt.Sprintf("%s=%d", k, e.Model.Args[k]))
 	}
 	return fmt.Sprintf("%d\x00%s\x00%s\x00%v\x00%s\x00%d\x00%d", e.deviceIndex, e.Model.Model, e.Model.JobType, e.Model.AMP,

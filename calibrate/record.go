@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"sort"
 
 	"fairbench/models"
 )
@@ -233,14 +232,4 @@ func interval(lo, hi float64) *Interval {
 		iv.High = &hi
 	}
 	return iv
-}
-
-// sortedKeysOf lists a string set in order.
-func sortedKeysOf(m map[string]bool) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }

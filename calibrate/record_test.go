@@ -34,6 +34,7 @@ func lineOf(t *testing.T, text, s string) int {
 }
 
 func TestValidRecordDecodes(t *testing.T) {
+	t.Parallel()
 	r, err := ReadRecord(validRecord)
 	if err != nil {
 		t.Fatal(err)
@@ -53,6 +54,7 @@ func TestValidRecordDecodes(t *testing.T) {
 // TestDecodeRecordRefusesHostileInput: every class of bad record is refused
 // with the file, the line and the field.
 func TestDecodeRecordRefusesHostileInput(t *testing.T) {
+	t.Parallel()
 	good := readValid(t)
 	firstEntry := lineOf(t, good, `"job_type": "ResNet-18 CPU (batch size 2)"`)
 	cases := []struct {
@@ -117,6 +119,7 @@ func TestDecodeRecordRefusesHostileInput(t *testing.T) {
 // TestDecodeRecordRefusesDuplicatesAndSizes: the same measurement twice,
 // deep nesting, and files over the size limit.
 func TestDecodeRecordRefusesDuplicatesAndSizes(t *testing.T) {
+	t.Parallel()
 	good := readValid(t)
 	i := strings.Index(good, `  "entries": [`) + len(`  "entries": [`)
 	end := strings.Index(good[i:], "\n    },\n") + i + len("\n    },")
@@ -144,6 +147,7 @@ func TestDecodeRecordRefusesDuplicatesAndSizes(t *testing.T) {
 // TestRecordRoundTrip: a decoded record encodes to a record that decodes
 // to the same figures.
 func TestRecordRoundTrip(t *testing.T) {
+	t.Parallel()
 	r, err := ReadRecord(validRecord)
 	if err != nil {
 		t.Fatal(err)

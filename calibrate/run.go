@@ -7,9 +7,11 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -315,7 +317,7 @@ func (r *Runner) command(es EntrySpec, env *runEnv, steps int) launch {
 	if es.Model.AMP {
 		l.argv = append(l.argv, "--amp")
 	}
-	for _, k := range sortedNames(es.Model.Args) {
+	for _, k := range slices.Sorted(maps.Keys(es.Model.Args)) {
 		l.argv = append(l.argv, workloadArgs[k], strconv.Itoa(es.Model.Args[k]))
 	}
 	if es.Device.Device == "cpu" {

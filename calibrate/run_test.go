@@ -84,17 +84,17 @@ timeout_seconds: 10
 	return s
 }
 
-func runFake(t *testing.T, mode string, s *Spec, probe Probe) (*Record, error, string) {
+func runFake(t *testing.T, mode string, s *Spec, probe Probe) (*Record, string, error) {
 	t.Helper()
 	t.Setenv("FAKE_MODE", mode)
 	dir := t.TempDir()
 	r := &Runner{Spec: s, OutDir: dir, Version: "test", Probe: probe}
 	rec, err := r.Run(context.Background())
-	return rec, err, dir
+	return rec, dir, err
 }
 
 func TestFakeWorkloadOK(t *testing.T) {
-	rec, err, dir := runFake(t, "ok", fakeSpec(t, ""), nil)
+	rec, dir, err := runFake(t, "ok", fakeSpec(t, ""), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -148,7 +148,7 @@ func TestFakeWorkloadFailuresAreReported(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.mode, func(t *testing.T) {
 			begin := time.Now()
-			rec, err, dir := runFake(t, c.mode, fakeSpec(t, ""), nil)
+			rec, dir, err := runFake(t, c.mode, fakeSpec(t, ""), nil)
 			if took := time.Since(begin); took > seconds(c.maxSeconds) {
 				t.Errorf("took %v", took)
 			}
@@ -211,7 +211,7 @@ func TestHangKillsTheProcessGroup(t *testing.T) {
 }
 
 func TestTimeBoundEndsUnsteadyWorkload(t *testing.T) {
-	rec, err, _ := runFake(t, "unsteady", fakeSpec(t, "max_seconds: 0.2\n"), nil)
+	rec, _, err := runFake(t, "unsteady", fakeSpec(t, "max_seconds: 0.2\n"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -277,7 +277,7 @@ func TestGPUEntryPinsAndSamples(t *testing.T) {
 	s.Models[0].GangSizes = []int{2}
 	s.SampleHz = 50
 	// Steps of 0.02 s, so the measured interval holds a few readings.
-	rec, err, _ := runFake(t, "slow", s, &fakeProbe{n: 2})
+	rec, _, err := runFake(t, "slow", s, &fakeProbe{n: 2})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,7 +3,9 @@ package calibrate
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -69,6 +71,14 @@ func ScenarioFor(rep *MergeReport, path string, inputs []string) ([]byte, error)
 	if len(rep.Declared) > 0 {
 		b.WriteString(strings.TrimPrefix(string(GPUTypesBlock(rep.Declared)), "# Declare these GPU types in a scenario that uses them (written by fairbench calibrate merge).\n"))
 	}
+	// A scenario refuses a throughputs file's job type it does not know:
+	// the ones the catalogue lacks are declared.
+	if extra := newJobTypes(out); len(extra) > 0 {
+		b.WriteString("job_types:\n")
+		for _, j := range extra {
+			fmt.Fprintf(&b, "  - {name: %s}\n", quote(j))
+		}
+	}
 	b.WriteString("cluster:\n  servers:\n")
 	for _, t := range orderGPUs(gpus, rep.Declared) {
 		fmt.Fprintf(&b, "    - {type: %s, count: 1, gpus_per_server: 8}\n", t)
@@ -78,7 +88,7 @@ func ScenarioFor(rep *MergeReport, path string, inputs []string) ([]byte, error)
 		fmt.Fprintf(&b, "calibration: %s\n", quote(rel(rep.RecordPath)))
 	}
 	b.WriteString("user_count: 4\nworkload:\n  generator: philly\n  jobs: 40\n  job_types:\n")
-	for _, j := range sortedKeysOf(jobs) {
+	for _, j := range slices.Sorted(maps.Keys(jobs)) {
 		fmt.Fprintf(&b, "    - %s\n", quote(j))
 	}
 	b.WriteString("  gangs:\n")
@@ -88,6 +98,21 @@ func ScenarioFor(rep *MergeReport, path string, inputs []string) ([]byte, error)
 		}
 	}
 	return []byte(b.String()), nil
+}
+
+// newJobTypes lists m's job types the catalogue lacks, sorted.
+func newJobTypes(m *models.Matrix) []string {
+	known := map[string]bool{}
+	for _, t := range models.Catalogue().JobTypes {
+		known[t.Name] = true
+	}
+	var out []string
+	for _, j := range m.JobTypes() {
+		if !known[j] {
+			out = append(out, j)
+		}
+	}
+	return out
 }
 
 // inputHas reports whether key k's figure came from the merge's inputs (not

@@ -52,32 +52,45 @@ start_timeout_seconds: 120
 	if len(rec.Entries) != 3 {
 		t.Fatalf("%d entries", len(rec.Entries))
 	}
-	for _, e := range rec.Entries {
-		if e.Status != StatusOK || !(e.StepsPerSecond > 0) || !(e.SamplesPerSecond > 0) {
-			t.Errorf("%s: %+v", e.JobType, e)
-			continue
-		}
-		t.Logf("%s ×%d: %.2f steps/s, 95%% CI %s, %.1f samples/s, CV %.3f, steady %v, %d steps in %.1f s",
-			e.JobType, e.Gang, e.StepsPerSecond, fmtInterval(e.StepsPerSecondCI), e.SamplesPerSecond,
-			e.StepTime.CV, e.StepTime.Steady, e.StepsRun, e.WallSecond)
-		// On a busy shared CPU the interval may be unbounded above (High
-		// nil) when the step times vary a lot; it must still be there.
-		ci := e.StepsPerSecondCI
-		if ci == nil || !(ci.Low > 0) || ci.Low > e.StepsPerSecond || (ci.High != nil && *ci.High < e.StepsPerSecond) {
-			t.Errorf("%s: confidence interval %+v around %v", e.JobType, ci, e.StepsPerSecond)
-		}
-		if e.SamplesPerStep != float64(2*e.Gang) || !near(e.MatrixStepsPerSecond, float64(e.Gang)*e.StepsPerSecond, 1e-12) {
-			t.Errorf("%s ×%d: %v samples per step, matrix figure %v", e.JobType, e.Gang, e.SamplesPerStep, e.MatrixStepsPerSecond)
-		}
-		if e.Workload.Torch == "" || e.Workload.Params == 0 || e.Started == "" || e.DeviceName == "" || e.PeakRSSBytes == 0 {
-			t.Errorf("%s: provenance or workload report missing: %+v", e.JobType, e)
-		}
+	for i := range rec.Entries {
+		checkCPUEntry(t, &rec.Entries[i])
 	}
 	if rec.FairbenchVersion != "test-version" || rec.Host == "" || rec.CPU == "" || !rec.Complete {
 		t.Errorf("record provenance: %+v", rec)
 	}
-	// Merge the profile into a matrix that already has another figure.
-	target := filepath.Join(dir, "matrix.json")
+	checkMergeInto(t, filepath.Join(dir, "matrix.json"), r.RecordPath())
+}
+
+// checkCPUEntry checks one entry of the CPU calibration: measured, with a
+// confidence interval around its figure, the matrix figure of its gang and
+// its provenance.
+func checkCPUEntry(t *testing.T, e *Entry) {
+	t.Helper()
+	if e.Status != StatusOK || !(e.StepsPerSecond > 0) || !(e.SamplesPerSecond > 0) {
+		t.Errorf("%s: %+v", e.JobType, e)
+		return
+	}
+	t.Logf("%s ×%d: %.2f steps/s, 95%% CI %s, %.1f samples/s, CV %.3f, steady %v, %d steps in %.1f s",
+		e.JobType, e.Gang, e.StepsPerSecond, fmtInterval(e.StepsPerSecondCI), e.SamplesPerSecond,
+		e.StepTime.CV, e.StepTime.Steady, e.StepsRun, e.WallSecond)
+	// On a busy shared CPU the interval may be unbounded above (High
+	// nil) when the step times vary a lot; it must still be there.
+	ci := e.StepsPerSecondCI
+	if ci == nil || !(ci.Low > 0) || ci.Low > e.StepsPerSecond || (ci.High != nil && *ci.High < e.StepsPerSecond) {
+		t.Errorf("%s: confidence interval %+v around %v", e.JobType, ci, e.StepsPerSecond)
+	}
+	if e.SamplesPerStep != float64(2*e.Gang) || !near(e.MatrixStepsPerSecond, float64(e.Gang)*e.StepsPerSecond, 1e-12) {
+		t.Errorf("%s ×%d: %v samples per step, matrix figure %v", e.JobType, e.Gang, e.SamplesPerStep, e.MatrixStepsPerSecond)
+	}
+	if e.Workload.Torch == "" || e.Workload.Params == 0 || e.Started == "" || e.DeviceName == "" || e.PeakRSSBytes == 0 {
+		t.Errorf("%s: provenance or workload report missing: %+v", e.JobType, e)
+	}
+}
+
+// checkMergeInto merges the record into a matrix file target that already
+// has another figure, and checks that both are there.
+func checkMergeInto(t *testing.T, target, record string) {
+	t.Helper()
 	seed := models.NewMatrix()
 	if err := seed.Set(models.Key{Job: "A3C", GPU: "T4", Gang: 1}, 1.5, "test"); err != nil {
 		t.Fatal(err)
@@ -89,7 +102,7 @@ start_timeout_seconds: 120
 	if err := os.WriteFile(target, data, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	rep, err := Merge(target, []string{r.RecordPath()}, MergeOptions{})
+	rep, err := Merge(target, []string{record}, MergeOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,10 +2,11 @@ package calibrate
 
 import (
 	"fmt"
+	"maps"
 	"os"
 	"os/signal"
 	"path/filepath"
-	"sort"
+	"slices"
 	"syscall"
 )
 
@@ -25,11 +26,7 @@ func writeAll(files map[string][]byte, beforeRename func()) error {
 	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
 	defer signal.Stop(sigs)
-	paths := make([]string, 0, len(files))
-	for p := range files {
-		paths = append(paths, p)
-	}
-	sort.Strings(paths)
+	paths := slices.Sorted(maps.Keys(files))
 	tmps := map[string]string{}
 	cleanup := func() {
 		for _, t := range tmps {

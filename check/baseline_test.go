@@ -23,6 +23,7 @@ func baselineMatrix() *Matrix {
 }
 
 func TestBaselineRoundTripAndCompare(t *testing.T) {
+	t.Parallel()
 	m := baselineMatrix()
 	b := NewBaseline(m, Budget{Seed: 3, Cases: 7, Bound: 1})
 	raw, err := b.JSON()
@@ -72,6 +73,7 @@ func TestBaselineRoundTripAndCompare(t *testing.T) {
 }
 
 func TestReadBaselineRefusesBadFiles(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct{ in, want string }{
 		{`{"format": "other"}`, "format"},
 		{`{"format": "fairbench-baseline/1", "claims": [{"policy": "p"}]}`, "claims[0]: policy and property"},

@@ -25,6 +25,7 @@ import (
 // user's jobs are multisets, so no two instances are the same up to
 // renaming).
 func TestBoundCounts(t *testing.T) {
+	t.Parallel()
 	for level, want := range map[int]int{0: 0, 1: 19, 2: 4762} {
 		b, err := BoundLevel(level)
 		if err != nil {
@@ -76,6 +77,7 @@ func canonical(s Spec) string {
 // random instances: several jobs, idle users, shared job types,
 // non-integer weights; and, in the random ones, split servers and history.
 func TestInstanceClassesReached(t *testing.T) {
+	t.Parallel()
 	count := func(specs []Spec) map[string]int {
 		c := map[string]int{}
 		for _, s := range specs {
@@ -133,6 +135,7 @@ func TestInstanceClassesReached(t *testing.T) {
 }
 
 func TestShrinksAreValidAndSmaller(t *testing.T) {
+	t.Parallel()
 	r := rand.New(rand.NewPCG(4, 5))
 	l := DefaultLimits()
 	size := func(s Spec) float64 {
@@ -171,6 +174,7 @@ func TestShrinksAreValidAndSmaller(t *testing.T) {
 }
 
 func TestSpecInstanceRoundTrip(t *testing.T) {
+	t.Parallel()
 	r := rand.New(rand.NewPCG(6, 7))
 	l := DefaultLimits()
 	for i := 0; i < 200; i++ {
@@ -186,6 +190,7 @@ func TestSpecInstanceRoundTrip(t *testing.T) {
 }
 
 func TestRunIsRepeatable(t *testing.T) {
+	t.Parallel()
 	subj := registered(t, "gavel-las")
 	var outs [2][]byte
 	for k := range outs {
@@ -228,6 +233,7 @@ func TestRunIsRepeatable(t *testing.T) {
 // A counterexample file replays: the property still fails, on the same
 // numbers, through the instance reader the CLI uses.
 func TestCounterexampleReplays(t *testing.T) {
+	t.Parallel()
 	subj := subject("unweighted", []string{SharingIncentive}, func(s *models.Snapshot) (models.Allocation, error) {
 		c := *s
 		c.Users = append([]models.User(nil), s.Users...)
@@ -261,25 +267,31 @@ func TestCounterexampleReplays(t *testing.T) {
 		len(in.Check.Claims) != 1 || in.Check.Claims[0].Property != SharingIncentive {
 		t.Fatalf("note %q policy %q result %v check %+v", in.Note, in.Policy, in.Result, in.Check)
 	}
-	again, err := Replay(subj, &in, Config{})
+	target := Target{Replay: r.Counterexample, Instance: &in}
+	again, err := target.Check(subj, Config{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Feasibility first, then the property the file names.
+	// Feasibility first, then the property the file names, which still
+	// fails and names the replayed file as its counterexample.
 	if len(again.Results) != 2 || again.Results[0].Property != Feasible || again.Results[1].Status != Violated ||
-		again.Results[1].Reason != r.Reason {
+		again.Results[1].Reason != r.Reason || again.Results[1].Counterexample != r.Counterexample {
 		t.Fatalf("replay: %+v, want %q", again.Results, r.Reason)
 	}
-	fixed, err := Replay(subject("fixed", nil, partition), &in, Config{})
+	if f := again.Failure(); f == nil || f.Status != 1 || f.Msg != "policy unweighted violates claimed sharing-incentive" {
+		t.Errorf("replay's failure: %+v", f)
+	}
+	fixed, err := target.Check(subject("fixed", nil, partition), Config{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if fixed.Results[1].Status != Holds {
+	if fixed.Results[1].Status != Holds || fixed.Results[1].Counterexample != "" || fixed.Failure() != nil {
 		t.Errorf("the correct partition fails the replay: %s", fixed.Results[1].Reason)
 	}
 }
 
 func TestTemporalProperties(t *testing.T) {
+	t.Parallel()
 	cfg := Config{Seed: 2, Temporal: TemporalConfig{Workloads: 1, BaseRounds: 4, Horizons: 4, MaxHorizons: 5},
 		Props: []string{LongTermFairness, Regret, StarvationBound, ShareConvergence}}
 	fifo, err := Run(registered(t, "fifo"), cfg)
@@ -318,6 +330,7 @@ func TestTemporalProperties(t *testing.T) {
 // one unit at the first horizons, which ln max(v, 1) flattened to α = 0.44)
 // and with an offset; a quantity that stays within a unit is flat.
 func TestGrowthFit(t *testing.T) {
+	t.Parallel()
 	hs := []int{8, 16, 32, 64, 128, 256}
 	gen := func(f func(h float64) float64) []float64 {
 		var vs []float64
@@ -365,6 +378,7 @@ func TestGrowthFit(t *testing.T) {
 // GPU idle for good) has α ≈ 1 at the default horizons; its long-term lag
 // too.
 func TestLinearRegretIsCaught(t *testing.T) {
+	t.Parallel()
 	idleOne := func(s *models.Snapshot) (models.Allocation, error) {
 		a, err := partition(s)
 		if err != nil {
@@ -392,6 +406,7 @@ func TestLinearRegretIsCaught(t *testing.T) {
 }
 
 func TestJUnitAndMatrixShapes(t *testing.T) {
+	t.Parallel()
 	cfg := Config{Seed: 1, Cases: 5, Bound: 1, Props: []string{Feasible, SharingIncentive, ShareConvergence},
 		Temporal: TemporalConfig{Workloads: 1, BaseRounds: 2, Horizons: 4, MaxHorizons: 4}}
 	rep, err := Run(registered(t, "isolated"), cfg)
@@ -453,6 +468,7 @@ func TestJUnitAndMatrixShapes(t *testing.T) {
 // Every claim in the registry names a property and conditions the checker
 // knows, and cites its source.
 func TestRegistryClaimsAreKnown(t *testing.T) {
+	t.Parallel()
 	known := map[string]bool{}
 	for _, n := range Names() {
 		known[n] = true
@@ -481,6 +497,7 @@ func TestRegistryClaimsAreKnown(t *testing.T) {
 
 // Bad settings are refused with the setting, its value and its range.
 func TestBadSettings(t *testing.T) {
+	t.Parallel()
 	subj := subject("p", nil, partition)
 	for _, c := range []struct {
 		cfg  Config
@@ -509,6 +526,7 @@ func TestBadSettings(t *testing.T) {
 
 // --cases 0 means no random instance, not the default 100.
 func TestZeroCasesMeansNone(t *testing.T) {
+	t.Parallel()
 	rep, err := Run(subject("p", nil, partition), Config{Props: []string{Feasible}, Bound: 1, Cases: 0})
 	if err != nil {
 		t.Fatal(err)

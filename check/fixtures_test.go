@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"fairbench/models"
+	"fairbench/solvers/registry"
 )
 
 var update = flag.Bool("update", false, "rewrite the fixtures in testdata/ from the searches that found them")
@@ -17,10 +18,11 @@ var update = flag.Bool("update", false, "rewrite the fixtures in testdata/ from 
 // found it runs again and rewrites the file; otherwise the file is replayed
 // and must give the same verdict.
 var fixtures = []struct {
-	file   string
-	policy string // a registered policy, or a test policy of this package
-	prop   string
-	want   Status
+	file    string
+	policy  string         // a registered policy, or a test policy of this package
+	options map[string]any // the policy's options
+	prop    string
+	want    Status
 	// caught says what the fixture caught.
 	caught string
 	// found is the search that found it (nil: hand-written spec).
@@ -46,9 +48,11 @@ var fixtures = []struct {
 		found: dfltp(ParetoEfficient),
 	},
 	{
-		file: "gavel-las-sharing-incentive-weights.json", policy: "gavel-las", prop: SharingIncentive, want: Violated,
-		caught: "with weights the max-min optimum is set by the weight-2 job's time cap, and the LP gives the weight-1, P100-only " +
-			"job just what the minimum needs: 1/4 of the P100 (3/4 idle), less than its weighted 1/3",
+		file: "gavel-las-sharing-incentive-weights.json", policy: "gavel-las", options: map[string]any{"solution": "vertex"},
+		prop: SharingIncentive, want: Violated,
+		caught: "with weights the max-min optimum is set by the weight-2 job's time cap, and the LP's vertex gives the weight-1, " +
+			"P100-only job just what the minimum needs: 1/4 of the P100 (3/4 idle), less than its weighted 1/3 (the central " +
+			"solution, gavel-las's default, gives it more)",
 		found: dfltp(SharingIncentive),
 	},
 	{
@@ -87,20 +91,28 @@ func dfltp(props ...string) *Config {
 }
 
 // fixtureSubject resolves a fixture's policy.
-func fixtureSubject(t *testing.T, name string) *Subject {
+func fixtureSubject(t *testing.T, name string, options map[string]any) *Subject {
 	switch name {
 	case "drf":
 		return subject("drf", nil, drf)
 	case "market":
 		return subject("market", []string{SharingIncentive}, market(func(rb, rs float64) float64 { return rs }))
 	}
-	return registered(t, name)
+	if options == nil {
+		return registered(t, name)
+	}
+	s, err := SubjectOf(registry.Default(), name, options)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
 }
 
 func TestFixtures(t *testing.T) {
+	t.Parallel()
 	for _, f := range fixtures {
 		path := filepath.Join("testdata", f.file)
-		subj := fixtureSubject(t, f.policy)
+		subj := fixtureSubject(t, f.policy, f.options)
 		if *update {
 			var in *models.Instance
 			switch {

@@ -93,11 +93,6 @@ func result(t *testing.T, rep *Report, prop string) Result {
 	return Result{}
 }
 
-// quick is a small, fast configuration for tests.
-func quick(props ...string) Config {
-	return Config{Props: props, Cases: 40, Bound: 1, Seed: 1, Workers: 2}
-}
-
 // classicCfg is dflt on the classic limits, without the widened levels of
 // the exhaustive bound (level 1 only).
 func classicCfg(props ...string) Config {

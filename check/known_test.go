@@ -89,6 +89,7 @@ func drf(s *models.Snapshot) (models.Allocation, error) {
 }
 
 func TestDRFBreaksSharingIncentiveWithInterchangeableTypes(t *testing.T) {
+	t.Parallel()
 	rep, err := Run(subject("drf", nil, drf), dflt(Feasible, SharingIncentive, EnvyFree))
 	if err != nil {
 		t.Fatal(err)
@@ -110,6 +111,7 @@ func TestDRFBreaksSharingIncentiveWithInterchangeableTypes(t *testing.T) {
 // Gavel's max-min fairness is not strategy-proof (Narayanan et al., OSDI
 // 2020, §4): a job gains by misreporting its throughputs.
 func TestGavelMaxMinIsNotStrategyProof(t *testing.T) {
+	t.Parallel()
 	subj := registered(t, "gavel-las")
 	for _, cfg := range []Config{
 		dflt(StrategyProof), // the default: exhaustive, then random
@@ -135,6 +137,7 @@ func TestGavelMaxMinIsNotStrategyProof(t *testing.T) {
 // slice stays idle; a user's unlike jobs fill its slice in arrival order,
 // not at its best use), and Pareto efficiency fails (idle slices).
 func TestIsolatedKeepsItsClaims(t *testing.T) {
+	t.Parallel()
 	subj := registered(t, "isolated")
 	rep, err := Run(subj, dflt(Feasible, SharingIncentive, EnvyFree, StrategyProof, ParetoEfficient))
 	if err != nil {

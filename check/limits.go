@@ -215,8 +215,7 @@ func assignKinds(s *Spec, all []jobRef, copies [][2]int) {
 	for i := range group {
 		group[i] = i
 	}
-	var find func(i int) int
-	find = func(i int) int {
+	find := func(i int) int {
 		for group[i] != i {
 			i = group[i]
 		}

@@ -121,6 +121,7 @@ func tradeLimits() Limits {
 }
 
 func TestMutantTradeOutsideSpeedups(t *testing.T) {
+	t.Parallel()
 	cfg := Config{Props: []string{SharingIncentive, Feasible}, Seed: 1, Cases: DefaultCases, Limits: tradeLimits()}
 	secondPrice := func(rb, rs float64) float64 { return rs }
 	rep, err := Run(subject("market", []string{SharingIncentive}, market(secondPrice)), cfg)
@@ -145,6 +146,7 @@ func TestMutantTradeOutsideSpeedups(t *testing.T) {
 }
 
 func TestMutantDropsCapacity(t *testing.T) {
+	t.Parallel()
 	// Every job gets all its time on its fastest type, whoever else wants it.
 	greedy := func(s *models.Snapshot) (models.Allocation, error) {
 		fr := map[models.JobID]map[string]float64{}
@@ -167,6 +169,7 @@ func TestMutantDropsCapacity(t *testing.T) {
 }
 
 func TestMutantIgnoresWeights(t *testing.T) {
+	t.Parallel()
 	unweighted := func(s *models.Snapshot) (models.Allocation, error) {
 		c := *s
 		c.Users = append([]models.User(nil), s.Users...)
@@ -185,6 +188,7 @@ func TestMutantIgnoresWeights(t *testing.T) {
 }
 
 func TestMutantGivesLeftoversToOne(t *testing.T) {
+	t.Parallel()
 	// Work-conserving partition, done wrong: every GPU left idle goes to the
 	// first user's first job (envy), before the others' jobs fill up.
 	leftovers := func(s *models.Snapshot) (models.Allocation, error) {
@@ -234,6 +238,7 @@ func TestMutantGivesLeftoversToOne(t *testing.T) {
 }
 
 func TestMutantRewardsExaggeration(t *testing.T) {
+	t.Parallel()
 	// The fastest type of the cluster goes to jobs in proportion to their
 	// reported speed there over their speed on the slowest type they can
 	// run on: exaggerating the speedup pays.

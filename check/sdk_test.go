@@ -3,6 +3,7 @@ package check
 import (
 	"bytes"
 	"encoding/json"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -46,11 +47,7 @@ func TestSDKSchemaMatchesTheProtocol(t *testing.T) {
 			t.Errorf("the schema has no %q", name)
 			continue
 		}
-		var got []string
-		for k := range def.Properties {
-			got = append(got, k)
-		}
-		slices.Sort(got)
+		got := slices.Sorted(maps.Keys(def.Properties))
 		if want := jsonFields(reflect.TypeOf(v)); !slices.Equal(got, want) {
 			t.Errorf("schema %s lists %v, the Go type has %v", name, got, want)
 		}

@@ -25,6 +25,7 @@ func overAllocate(s *models.Snapshot) (models.Allocation, error) {
 // checked for sharing incentive alone fails it (and feasibility), and exits
 // 1; it once passed every property but feasibility.
 func TestInfeasibleNeverPasses(t *testing.T) {
+	t.Parallel()
 	for _, props := range [][]string{{SharingIncentive}, {EnvyFree}, {ParetoEfficient}, {StrategyProof}} {
 		rep, err := Run(subject("over", props, overAllocate), dflt(props...))
 		if err != nil {
@@ -44,6 +45,7 @@ func TestInfeasibleNeverPasses(t *testing.T) {
 // feasibility (which every policy claims), and the file written is the
 // misreported instance, whose replay fails on feasibility.
 func TestInfeasibleAnswerToAMisreport(t *testing.T) {
+	t.Parallel()
 	lieBreaksIt := func(s *models.Snapshot) (models.Allocation, error) {
 		for i := range s.Jobs {
 			if _, best := s.BestThroughput(&s.Jobs[i].Job); best > 100 {

@@ -11,7 +11,7 @@ import (
 	"fairbench/solvers/lp"
 )
 
-// Planted bugs in the classes of the widened instance space (issue 16:
+// Planted bugs in the classes of the widened instance space (docs/checker.md:
 // non-integer weights, users with several jobs, users with no active job,
 // servers with count > 1, jobs sharing a job type, history at round > 0, and
 // a lie that needs a ×50 exaggeration). Each mutant breaks fairPartition,
@@ -249,6 +249,7 @@ func mutantPolicy(name string, o partitionOptions) func(s *models.Snapshot) (mod
 var widenedProps = []string{Feasible, SharingIncentive, EnvyFree, StrategyProof}
 
 func TestWidenedReferenceHolds(t *testing.T) {
+	t.Parallel()
 	subj := subject("fair-partition", widenedProps[1:], fairPartition(partitionOptions{}))
 	start := time.Now()
 	rep, err := Run(subj, dflt(widenedProps...))
@@ -264,6 +265,7 @@ func TestWidenedReferenceHolds(t *testing.T) {
 }
 
 func TestWidenedMutantsAreCaught(t *testing.T) {
+	t.Parallel()
 	for _, m := range widenedMutants {
 		t.Run(m.name, func(t *testing.T) {
 			subj := subject(m.name, widenedProps[1:], mutantPolicy(m.name, m.opts))

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"debug/elf"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path"
@@ -234,7 +235,7 @@ func dockerfileProblems(df []byte, ignore, files []string, goVer [2]int) []strin
 	}
 	problems = append(problems, goBuildProblems(stages, files)...)
 	if len(releases) > 1 {
-		problems = append(problems, fmt.Sprintf("Dockerfile: the stages' Debian releases differ: %v", keys(releases)))
+		problems = append(problems, fmt.Sprintf("Dockerfile: the stages' Debian releases differ: %v", slices.Sorted(maps.Keys(releases))))
 	}
 	return problems
 }
@@ -428,13 +429,4 @@ func line(loc []parser.Range) int {
 		return 0
 	}
 	return loc[0].Start.Line
-}
-
-func keys(m map[string]bool) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	slices.Sort(out)
-	return out
 }

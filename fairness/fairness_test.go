@@ -86,6 +86,7 @@ func Example_fairnessPredicates() {
 }
 
 func TestReasonsCarryNumbers(t *testing.T) {
+	t.Parallel()
 	d := market()
 	o := outcome(d, [][]float64{{1, 0}, {0, 1}, {0, 0}})
 	ok, why, _ := SharingIncentive(d, o, exact)
@@ -105,6 +106,7 @@ func TestReasonsCarryNumbers(t *testing.T) {
 
 // Weights scale both the share and the envy comparison.
 func TestWeights(t *testing.T) {
+	t.Parallel()
 	d := market()
 	d.Users[0].Weight = 3
 	if err := d.Index(); err != nil {
@@ -127,6 +129,7 @@ func TestWeights(t *testing.T) {
 // The knapsack is the transportation LP for one job: differential check on
 // random bundles, and the LP of two identical-speed jobs equals twice one.
 func TestKnapsackAgainstLP(t *testing.T) {
+	t.Parallel()
 	r := rand.New(rand.NewPCG(1, 2))
 	for it := 0; it < 2000; it++ {
 		m := 1 + r.IntN(4)
@@ -166,6 +169,7 @@ func TestKnapsackAgainstLP(t *testing.T) {
 // Multi-job users value a bundle at its best use: the job that gains more
 // from the fast type gets it.
 func TestBundleValueSeveralJobs(t *testing.T) {
+	t.Parallel()
 	d := &Division{
 		Types: []string{"fast", "slow"}, Capacity: []float64{1, 1},
 		Users: []models.User{{Name: "u", Weight: 1}},
@@ -185,6 +189,7 @@ func TestBundleValueSeveralJobs(t *testing.T) {
 // A mechanism that hands out the fast type in proportion to reported
 // speedups rewards exaggeration; one that ignores reports cannot be gamed.
 func TestStrategyProofSearch(t *testing.T) {
+	t.Parallel()
 	d := twoUsers()
 	proportional := func(rep *Division) (*Outcome, error) {
 		o := NewOutcome(rep)
@@ -218,6 +223,7 @@ func TestStrategyProofSearch(t *testing.T) {
 }
 
 func TestOutcomeOfPlacementsAndFractions(t *testing.T) {
+	t.Parallel()
 	s := feasibilitySnapshot(t)
 	d, err := NewDivision(s)
 	if err != nil {
@@ -254,6 +260,7 @@ func TestOutcomeOfPlacementsAndFractions(t *testing.T) {
 }
 
 func TestDivisionRefusesBadInput(t *testing.T) {
+	t.Parallel()
 	for name, d := range map[string]*Division{
 		"no speed":  {Types: []string{"t"}, Capacity: []float64{1}, Users: []models.User{{Name: "u", Weight: 1}}, Jobs: []Job{{ID: 1, Gang: 1, Speed: []float64{0}}}},
 		"gang":      {Types: []string{"t"}, Capacity: []float64{1}, Users: []models.User{{Name: "u", Weight: 1}}, Jobs: []Job{{ID: 1, Gang: 2, Speed: []float64{1}}}},

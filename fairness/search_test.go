@@ -37,6 +37,7 @@ func rewardSpeedup(threshold float64) Mechanism {
 // U = 0.5·1 + 0.5·0.25 = 0.625; reporting a speedup ≥ 50 gives it the fast
 // GPU, U = 1. Recheck evaluates exactly that lie again.
 func TestSearchFindsLargeExaggeration(t *testing.T) {
+	t.Parallel()
 	for _, threshold := range []float64{50, 1000, 30000} {
 		d := twoUsers()
 		mech := rewardSpeedup(threshold)
@@ -70,6 +71,7 @@ func TestSearchFindsLargeExaggeration(t *testing.T) {
 // restarts find it (each hits the window with probability
 // ln(1.5)/ln(4^16) ≈ 1.8%).
 func TestSearchRestartLieRechecks(t *testing.T) {
+	t.Parallel()
 	d := twoUsers()
 	mech := func(rep *Division) (*Outcome, error) {
 		o := NewOutcome(rep)
@@ -101,6 +103,7 @@ func TestSearchRestartLieRechecks(t *testing.T) {
 // A mechanism that answers some report with an infeasible allocation is
 // caught as a violation, with the report that broke it.
 func TestSearchInfeasibleAnswerIsAViolation(t *testing.T) {
+	t.Parallel()
 	d := twoUsers()
 	mech := func(rep *Division) (*Outcome, error) {
 		if rep.Jobs[0].Speed[0] > 100 {
@@ -123,6 +126,7 @@ func TestSearchInfeasibleAnswerIsAViolation(t *testing.T) {
 
 // Another mechanism error is a failure, not a violation.
 func TestSearchMechanismErrorIsAnError(t *testing.T) {
+	t.Parallel()
 	d := twoUsers()
 	mech := func(rep *Division) (*Outcome, error) { return nil, fmt.Errorf("crashed") }
 	truth := outcome(d, [][]float64{{1, 0}, {0, 1}})
@@ -133,6 +137,7 @@ func TestSearchMechanismErrorIsAnError(t *testing.T) {
 
 // The search is deterministic: the same lie, found the same way.
 func TestSearchDeterministic(t *testing.T) {
+	t.Parallel()
 	d := twoUsers()
 	mech := rewardSpeedup(300)
 	truth, _ := mech(d)
@@ -147,6 +152,7 @@ func TestSearchDeterministic(t *testing.T) {
 // and Value equals the LP (differential check on random users and
 // bundles).
 func TestValueAgainstTransportLP(t *testing.T) {
+	t.Parallel()
 	r := rand.New(rand.NewPCG(3, 4))
 	for it := 0; it < 400; it++ {
 		m := 1 + r.IntN(3)
@@ -196,6 +202,7 @@ func TestValueAgainstTransportLP(t *testing.T) {
 // A user with nothing who envies another is told so, not given an
 // infinite percentage.
 func TestEnvyOfAUserWithNothing(t *testing.T) {
+	t.Parallel()
 	d := twoUsers()
 	o := outcome(d, [][]float64{{0, 0}, {1, 0}})
 	ok, why, err := EnvyFree(d, o, exact)

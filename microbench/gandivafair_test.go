@@ -12,7 +12,7 @@ import (
 	"fairbench/solvers/gandivafair"
 )
 
-// gandivaInstance is issue 4's benchmark size: 1,000 users (weights 1–3),
+// gandivaInstance is gandiva-fair's benchmark size: 1,000 users (weights 1–3),
 // 5,000 active jobs (gangs 1/2/4/8 with Philly-like weights 0.7/0.1/0.15/0.05;
 // gang 8 is a large job on 4-GPU servers) of 20 job types whose speedups
 // differ, and 2,000 GPUs of 4 types on 4-GPU servers. Every job has run on
@@ -103,7 +103,7 @@ func advance(s *models.Snapshot, a models.Allocation) {
 
 // BenchmarkGandivaFairDecision: one gandiva-fair decision (water-filling,
 // trading over 6 type pairs, homes, load balancing, central and local stride
-// schedulers, GPU assignment) at issue 4's size; the goal is under 50 ms on
+// schedulers, GPU assignment) at that size; the goal is under 50 ms on
 // one core (GOMAXPROCS=1). "cold" is the first decision of a policy, which
 // also homes all 5,000 jobs; "steady" a quantum after ten decisions.
 func BenchmarkGandivaFairDecision(b *testing.B) {

@@ -12,18 +12,22 @@ import (
 	"fairbench/solvers/lp"
 )
 
-// Benchmarks of the Gavel policies' LPs (issue 3's speed goal):
+// Benchmarks of the Gavel policies' LPs (the family's speed goal):
 //
 //	GOMAXPROCS=1 go test -run '^$' -bench Gavel -benchtime 1x ./microbench/
 //
 // BenchmarkGavelLAS2048 is the goal itself: one gavel-las decision for
 // 2,048 active jobs on 1,536 GPUs (512 each of V100, P100 and K80), the
 // largest point of Gavel's LP scaling figure (Narayanan et al., OSDI
-// 2020), in under 1 s on one core with CLP. BenchmarkGavelScaling prints
-// the scaling table: 32, 128, 512 and 2,048 jobs, the cluster growing with
-// them (n/4 GPUs of each type), for gavel-las and gavel-las-ss, with CLP
-// and the pure-Go simplex, on the policies' class-aggregated LPs (the
-// default) and on Gavel's per-job LPs (aggregate: false).
+// 2020), in under 1 s on one core: the central solution (lp.Interior, the
+// default) on the class-aggregated LP, and the vertex with CLP on the
+// aggregated and per-job LPs. BenchmarkGavelScaling prints the scaling
+// table: 32, 128, 512 and 2,048 jobs, the cluster growing with them (n/4
+// GPUs of each type), for gavel-las and gavel-las-ss, the vertex with CLP
+// and with the pure-Go simplex and the central solution, on the policies'
+// class-aggregated LPs (the default) and on Gavel's per-job LPs
+// (aggregate: false; past 1,000 variables the central solution falls back
+// to CLP's vertex, and gavel-las-ss always returns a vertex).
 
 // gavelTypes are the cluster's GPU types.
 var gavelTypes = []string{"V100", "P100", "K80"}
@@ -115,9 +119,12 @@ func BenchmarkGavelLAS2048(b *testing.B) {
 		b.Skip("the goal is for CLP; this build has only the pure-Go backend")
 	}
 	s := gavelSnapshot(b, 2048)
+	b.Run("central/aggregate=true", func(b *testing.B) {
+		benchAllocate(b, gavel.LASName, map[string]any{"aggregate": true, "time_limit": 0}, s)
+	})
 	for _, agg := range []bool{true, false} {
-		b.Run(fmt.Sprintf("aggregate=%v", agg), func(b *testing.B) {
-			benchAllocate(b, gavel.LASName, map[string]any{"backend": "coin", "aggregate": agg, "time_limit": 0}, s)
+		b.Run(fmt.Sprintf("vertex/aggregate=%v", agg), func(b *testing.B) {
+			benchAllocate(b, gavel.LASName, map[string]any{"backend": "coin", "solution": "vertex", "aggregate": agg, "time_limit": 0}, s)
 		})
 	}
 }
@@ -146,17 +153,21 @@ func BenchmarkGavelScaling(b *testing.B) {
 	coin := lp.Default().Name() != (lp.Pure{}).Name()
 	for _, name := range []string{gavel.LASName, gavel.SpaceSharingName} {
 		for _, agg := range []bool{true, false} {
-			for _, backend := range []string{"coin", "pure"} {
+			for _, backend := range []string{"coin", "pure", "central"} {
 				for _, n := range []int{32, 128, 512, 2048} {
 					key := fmt.Sprintf("%s/aggregate=%v", name, agg)
 					b.Run(fmt.Sprintf("%s/%s/jobs=%d", key, backend, n), func(b *testing.B) {
 						switch {
 						case backend == "coin" && !coin:
 							b.Skip("built without CLP")
-						case backend == "coin" && n > gavelCoinCap[key], backend == "pure" && n > gavelPureCap[key]:
+						case backend != "pure" && n > gavelCoinCap[key], backend == "pure" && n > gavelPureCap[key]:
 							b.Skip("over a minute per decision at this size (see gavelPureCap, gavelCoinCap)")
 						}
-						benchAllocate(b, name, map[string]any{"backend": backend, "aggregate": agg, "time_limit": 0}, gavelSnapshot(b, n))
+						opts := map[string]any{"backend": backend, "solution": "vertex", "aggregate": agg, "time_limit": 0}
+						if backend == "central" {
+							opts = map[string]any{"aggregate": agg, "time_limit": 0}
+						}
+						benchAllocate(b, name, opts, gavelSnapshot(b, n))
 					})
 				}
 			}

@@ -10,7 +10,7 @@ import (
 	"fairbench/solvers/sjfbsbf"
 )
 
-// sjfbsbfSnapshot is one busy decision of SJF-BSBF's issue: 1,024 GPUs (128
+// sjfbsbfSnapshot is one busy decision at SJF-BSBF's benchmark size: 1,024 GPUs (128
 // servers of 8: 43 V100, 43 P100, 42 K80), the built-in catalogue (Gavel's
 // figures and measured pairs), every GPU busy with Philly-like gangs
 // (1/2/4/8 at 0.7/0.1/0.15/0.05) — about 540 running jobs, of which gang-1

@@ -1,5 +1,10 @@
 package models
 
+import (
+	"maps"
+	"slices"
+)
+
 // Gradient accumulation (SJF-BSBF, Luo et al., IWQoS 2024, §III): a job may
 // run each training step as k sub-batches of BatchSize/k whose gradients are
 // summed before the optimizer step, so the global batch (and convergence) is
@@ -23,7 +28,7 @@ func AccumThroughput(types map[string]JobType, m *Matrix, j *Job, gpu string, p 
 		return 0, false
 	}
 	sub := jt.BatchSize / k
-	for _, name := range sortedTypeNames(types) {
+	for _, name := range slices.Sorted(maps.Keys(types)) {
 		o := types[name]
 		if o.Model != jt.Model || o.BatchSize != sub {
 			continue

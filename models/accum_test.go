@@ -6,6 +6,7 @@ import (
 )
 
 func TestAccumulation(t *testing.T) {
+	t.Parallel()
 	types := map[string]JobType{
 		"R (64)": {Name: "R (64)", Model: "R", BatchSize: 64, MemoryGB: 20, FixedMemoryGB: 4},
 		"R (32)": {Name: "R (32)", Model: "R", BatchSize: 32},

@@ -2,9 +2,9 @@ package models
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"slices"
-	"sort"
 )
 
 // Assignment runs one job's whole gang on GPUs of one type until the next
@@ -157,7 +157,7 @@ func Feasible(s *Snapshot, a Allocation) error {
 			owners[g] = append(owners[g], sharer{j, as.Accum})
 		}
 	}
-	for _, t := range sortedTypeNames(used) {
+	for _, t := range slices.Sorted(maps.Keys(used)) {
 		if c := s.Cluster.Capacity(t); used[t] > c {
 			return &Violation{Constraint: "capacity", Job: -1, Type: t,
 				Detail: fmt.Sprintf("Σ gang = %d > %d GPUs", used[t], c)}
@@ -229,17 +229,12 @@ func measuredTogether(s *Snapshot, a, b *JobState, ka, kb int, typ string) bool 
 func feasibleFractions(s *Snapshot, fr map[JobID]map[string]float64, shared []SharedFraction) error {
 	load := map[string]float64{}
 	sum := map[JobID]float64{}
-	ids := make([]JobID, 0, len(fr))
-	for id := range fr {
-		ids = append(ids, id)
-	}
-	sort.Slice(ids, func(i, k int) bool { return ids[i] < ids[k] })
-	for _, id := range ids {
+	for _, id := range slices.Sorted(maps.Keys(fr)) {
 		j, ok := s.Job(id)
 		if !ok {
 			return &Violation{Constraint: "active job", Job: id, Detail: "no such active job"}
 		}
-		for _, t := range sortedTypeNames(fr[id]) {
+		for _, t := range slices.Sorted(maps.Keys(fr[id])) {
 			x := fr[id][t]
 			if err := fraction(s, j, t, x); err != nil {
 				return err
@@ -270,12 +265,12 @@ func feasibleFractions(s *Snapshot, fr map[JobID]map[string]float64, shared []Sh
 		}
 		load[sf.Type] += float64(a.Gang) * sf.X
 	}
-	for _, id := range sortedJobIDs(sum) {
+	for _, id := range slices.Sorted(maps.Keys(sum)) {
 		if sum[id] > 1+FractionTolerance {
 			return &Violation{Constraint: "Σ_g x[j][g] ≤ 1", Job: id, Detail: fmt.Sprintf("Σ = %.6g", sum[id])}
 		}
 	}
-	for _, t := range sortedTypeNames(load) {
+	for _, t := range slices.Sorted(maps.Keys(load)) {
 		if c := float64(s.Cluster.Capacity(t)); load[t] > c*(1+FractionTolerance)+FractionTolerance {
 			return &Violation{Constraint: "Σ_j d_j·x[j][g] ≤ N_g", Job: -1, Type: t,
 				Detail: fmt.Sprintf("Σ = %.6g > %g", load[t], c)}
@@ -294,22 +289,4 @@ func fraction(s *Snapshot, j *JobState, t string, x float64) error {
 			Detail: fmt.Sprintf("x = %.4g but %s cannot run there", x, j.Type)}
 	}
 	return nil
-}
-
-func sortedJobIDs[V any](m map[JobID]V) []JobID {
-	ids := make([]JobID, 0, len(m))
-	for id := range m {
-		ids = append(ids, id)
-	}
-	slices.Sort(ids)
-	return ids
-}
-
-func sortedTypeNames[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }

@@ -28,6 +28,7 @@ func feasibilitySnapshot(t *testing.T) *Snapshot {
 }
 
 func TestFeasible(t *testing.T) {
+	t.Parallel()
 	s := feasibilitySnapshot(t)
 	run := func(as ...Assignment) Allocation { return Allocation{Run: as} }
 	cases := []struct {
@@ -82,6 +83,7 @@ func TestFeasible(t *testing.T) {
 }
 
 func TestInstanceRoundTrip(t *testing.T) {
+	t.Parallel()
 	s := feasibilitySnapshot(t)
 	back, err := InstanceOf(s).Snapshot(nil)
 	if err != nil {
@@ -100,6 +102,7 @@ func TestInstanceRoundTrip(t *testing.T) {
 }
 
 func TestInstanceRefusesConflictsAndBadNumbers(t *testing.T) {
+	t.Parallel()
 	base := func() *Instance {
 		return &Instance{
 			GPUTypes: []GPUType{{Name: "V100", MemoryGB: 16}},

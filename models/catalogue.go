@@ -5,7 +5,7 @@ import (
 	"strings"
 )
 
-//go:generate go run ./internal/gencatalogue -in ../../shared/data/gavel/simulation_throughputs.json -out catalogue_gavel.go
+//go:generate go run ./internal/gencatalogue -in $GAVEL_THROUGHPUTS -out catalogue_gavel.go
 
 // Catalog is a set of GPU types, job types and throughput figures.
 type Catalog struct {

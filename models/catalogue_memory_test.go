@@ -10,6 +10,7 @@ import (
 
 // TestCatalogueMemoryByHand: the cited figures and their fixed parts.
 func TestCatalogueMemoryByHand(t *testing.T) {
+	t.Parallel()
 	byName := map[string]JobType{}
 	for _, j := range Catalogue().JobTypes {
 		byName[j.Name] = j
@@ -48,6 +49,7 @@ func TestCatalogueMemoryByHand(t *testing.T) {
 // catalogue_memory.go comment lists ran together although the figures say
 // they do not fit.
 func TestCatalogueMemoryAgainstGavel(t *testing.T) {
+	t.Parallel()
 	c := Catalogue()
 	mem := map[string]float64{}
 	for _, j := range c.JobTypes {
@@ -89,6 +91,7 @@ func TestCatalogueMemoryAgainstGavel(t *testing.T) {
 // accumulation one needs 3.29 + (8.99 − 3.29)/2 = 6.14 GB and the pair fits
 // (15.13 GB), running at the V100's ResNet-50 (batch size 32) figure / 2.
 func TestCatalogueMemoryMakesAccumulationMatter(t *testing.T) {
+	t.Parallel()
 	c := Catalogue()
 	types := map[string]JobType{}
 	for _, j := range c.JobTypes {
@@ -114,6 +117,7 @@ func TestCatalogueMemoryMakesAccumulationMatter(t *testing.T) {
 // figures (8.99 + 6.14 = 15.13 GB ≤ 16: fits) and a pair nobody measured
 // that exceeds the memory is refused.
 func TestMeasuredPairOverridesMemory(t *testing.T) {
+	t.Parallel()
 	c := Catalogue()
 	types := map[string]JobType{}
 	for _, j := range c.JobTypes {

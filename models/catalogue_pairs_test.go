@@ -7,6 +7,7 @@ import "testing"
 // and mirrored, every pair backed by isolated figures, no pair faster than
 // its job alone, and the [0, 0] pairs (cannot run together) counted.
 func TestCataloguePairs(t *testing.T) {
+	t.Parallel()
 	m := Catalogue().Matrix
 	perGPU := map[string]int{}
 	zero := map[string]int{}
@@ -87,6 +88,7 @@ func mapsEqual(a, b map[string]int) bool {
 // unconsolidated scale-1 pairs repeat them, and every multi-GPU pair in the
 // file is [0, 0] (why they are left out).
 func TestCataloguePairsMatchGavelFile(t *testing.T) {
+	t.Parallel()
 	f := openGavelShared(t)
 	file, err := ReadGavelThroughputs(f, "simulation_throughputs.json")
 	if err != nil {

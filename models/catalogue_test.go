@@ -8,6 +8,7 @@ import (
 )
 
 func TestCatalogueGPUTypes(t *testing.T) {
+	t.Parallel()
 	c := Catalogue()
 	// Datasheet memory, hand-copied; K80 is one GPU die of the board.
 	want := []struct {
@@ -76,6 +77,7 @@ var siaJobNames = []string{
 }
 
 func TestCatalogueJobTypes(t *testing.T) {
+	t.Parallel()
 	c := Catalogue()
 	var names []string
 	byName := map[string]JobType{}
@@ -142,6 +144,7 @@ func TestCatalogueJobTypes(t *testing.T) {
 }
 
 func TestCatalogueFigures(t *testing.T) {
+	t.Parallel()
 	c := Catalogue()
 	jobs := map[string]bool{}
 	for _, j := range c.JobTypes {
@@ -193,6 +196,7 @@ func TestCatalogueFigures(t *testing.T) {
 
 // TestCatalogueKnownValues spot-checks figures against the source files.
 func TestCatalogueKnownValues(t *testing.T) {
+	t.Parallel()
 	m := Catalogue().Matrix
 	cases := []struct {
 		key  Key
@@ -243,6 +247,7 @@ func TestCatalogueKnownValues(t *testing.T) {
 // figures must be exactly what ReadGavelThroughputs reads from the shared
 // copy of Gavel's file (skipped when it is absent).
 func TestCatalogueMatchesGavelFile(t *testing.T) {
+	t.Parallel()
 	f := openGavelShared(t)
 	file, err := ReadGavelThroughputs(f, "simulation_throughputs.json")
 	if err != nil {
@@ -279,6 +284,7 @@ func TestCatalogueMatchesGavelFile(t *testing.T) {
 }
 
 func TestCatalogueFreshCopy(t *testing.T) {
+	t.Parallel()
 	a := Catalogue()
 	a.GPUTypes[0].Name = "changed"
 	a.JobTypes[0].Name = "changed"
@@ -293,6 +299,7 @@ func TestCatalogueFreshCopy(t *testing.T) {
 }
 
 func TestSiaPlacement(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		id   string
 		gang int

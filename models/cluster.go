@@ -28,6 +28,9 @@ func (t GPUType) Validate() error {
 	if err := positive("memory_gb", t.MemoryGB); err != nil {
 		return fmt.Errorf("gpu type %q: %w", t.Name, err)
 	}
+	if err := CheckMemory("memory_gb", t.MemoryGB); err != nil {
+		return fmt.Errorf("gpu type %q: %w", t.Name, err)
+	}
 	return nil
 }
 
@@ -67,10 +70,15 @@ func NewCluster(types []GPUType, servers []Server) (*Cluster, error) {
 }
 
 // Validate checks that every server uses a known type and holds at least one
-// GPU, that type names are unique, and that the cluster has at least one GPU.
+// GPU, that type names are unique, and that the cluster has at least one GPU,
+// and at most MaxServers servers, MaxGPUsPerServer GPUs per server and
+// MaxGPUs GPUs.
 func (c *Cluster) Validate() error {
 	if len(c.Servers) == 0 {
 		return errors.New("cluster: no servers")
+	}
+	if len(c.Servers) > MaxServers {
+		return fmt.Errorf("cluster: %d servers, more than the limit of %d", len(c.Servers), MaxServers)
 	}
 	seen := map[string]bool{}
 	for i, t := range c.Types {
@@ -82,12 +90,16 @@ func (c *Cluster) Validate() error {
 		}
 		seen[t.Name] = true
 	}
+	total := 0
 	for i, s := range c.Servers {
 		if !seen[s.Type] {
 			return fmt.Errorf("cluster: servers[%d]: unknown gpu type %q", i, s.Type)
 		}
-		if s.GPUs <= 0 {
-			return fmt.Errorf("cluster: servers[%d]: gpus must be positive, got %d", i, s.GPUs)
+		if s.GPUs <= 0 || s.GPUs > MaxGPUsPerServer {
+			return fmt.Errorf("cluster: servers[%d]: gpus must be between 1 and %d, got %d", i, MaxGPUsPerServer, s.GPUs)
+		}
+		if total += s.GPUs; total > MaxGPUs {
+			return fmt.Errorf("cluster: servers[%d]: the cluster has more than %d GPUs, the limit", i, MaxGPUs)
 		}
 	}
 	return nil

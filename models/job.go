@@ -13,12 +13,13 @@ type User struct {
 	Weight float64 `json:"weight" yaml:"weight"`
 }
 
-// Validate checks the name and that the weight is a positive finite number.
+// Validate checks the name and that the weight is a finite number between
+// MinWeight and MaxWeight.
 func (u User) Validate() error {
 	if u.Name == "" {
 		return errors.New("user: name is empty")
 	}
-	if err := positive("weight", u.Weight); err != nil {
+	if err := CheckWeight("weight", u.Weight); err != nil {
 		return fmt.Errorf("user %q: %w", u.Name, err)
 	}
 	return nil
@@ -56,13 +57,13 @@ func (t JobType) Validate() error {
 	if t.Name == "" {
 		return errors.New("job type: name is empty")
 	}
-	if err := nonNegative("memory_gb", t.MemoryGB); err != nil {
+	if err := CheckMemory("memory_gb", t.MemoryGB); err != nil {
 		return fmt.Errorf("job type %q: %w", t.Name, err)
 	}
-	if err := nonNegative("state_gb", t.StateGB); err != nil {
+	if err := CheckMemory("state_gb", t.StateGB); err != nil {
 		return fmt.Errorf("job type %q: %w", t.Name, err)
 	}
-	if err := nonNegative("fixed_memory_gb", t.FixedMemoryGB); err != nil {
+	if err := CheckMemory("fixed_memory_gb", t.FixedMemoryGB); err != nil {
 		return fmt.Errorf("job type %q: %w", t.Name, err)
 	}
 	if err := nonNegative("epoch_samples", t.EpochSamples); err != nil {
@@ -114,20 +115,28 @@ func (j Job) Validate() error {
 	if j.Type == "" {
 		return fmt.Errorf("job %d: type is empty", j.ID)
 	}
-	if j.Gang <= 0 {
-		return fmt.Errorf("job %d: gang: must be positive, got %d", j.ID, j.Gang)
+	if j.Gang <= 0 || j.Gang > MaxGPUs {
+		return fmt.Errorf("job %d: gang: must be between 1 and %d, got %d", j.ID, MaxGPUs, j.Gang)
 	}
 	if err := positive("steps", j.Steps); err != nil {
 		return fmt.Errorf("job %d: %w", j.ID, err)
 	}
-	if j.Arrival < 0 {
-		return fmt.Errorf("job %d: arrival: must not be negative, got %v", j.ID, j.Arrival)
+	if j.Steps > MaxSteps {
+		return fmt.Errorf("job %d: steps: %v is more than %g, the limit fairbench accepts", j.ID, j.Steps, float64(MaxSteps))
 	}
-	if err := nonNegative("memory_gb", j.MemoryGB); err != nil {
+	if j.Arrival < 0 || j.Arrival > MaxHorizon {
+		return fmt.Errorf("job %d: arrival: must be between 0 and %s, got %v", j.ID, Describe(MaxHorizon), j.Arrival)
+	}
+	if err := CheckMemory("memory_gb", j.MemoryGB); err != nil {
 		return fmt.Errorf("job %d: %w", j.ID, err)
 	}
 	if err := nonNegative("priority", j.Priority); err != nil {
 		return fmt.Errorf("job %d: %w", j.ID, err)
+	}
+	if j.Priority != 0 {
+		if err := CheckWeight("priority", j.Priority); err != nil {
+			return fmt.Errorf("job %d: %w", j.ID, err)
+		}
 	}
 	return nil
 }

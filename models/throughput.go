@@ -2,6 +2,8 @@ package models
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 )
 
@@ -61,13 +63,14 @@ func NewMatrix() *Matrix {
 	return &Matrix{iso: map[Key]Figure{}, pair: map[PairKey][2]float64{}}
 }
 
-// Set records an isolated figure. It refuses negative or non-finite values.
+// Set records an isolated figure. It refuses a value that is not 0 or
+// between MinThroughput and MaxThroughput.
 func (m *Matrix) Set(k Key, steps float64, source string) error {
-	if err := nonNegative("throughput", steps); err != nil {
+	if err := CheckThroughput("throughput", steps); err != nil {
 		return fmt.Errorf("%v: %w", k, err)
 	}
-	if k.Gang <= 0 {
-		return fmt.Errorf("%v: gang must be positive", k)
+	if k.Gang <= 0 || k.Gang > MaxGPUs {
+		return fmt.Errorf("%v: gang must be between 1 and %d", k, MaxGPUs)
 	}
 	m.iso[k] = Figure{Value: steps, Source: source}
 	return nil
@@ -76,10 +79,10 @@ func (m *Matrix) Set(k Key, steps float64, source string) error {
 // SetPair records the throughputs [self, other] of job k.Job sharing its GPUs
 // with a job of type other.
 func (m *Matrix) SetPair(k PairKey, self, other float64) error {
-	if err := nonNegative("co-located throughput", self); err != nil {
+	if err := CheckThroughput("co-located throughput", self); err != nil {
 		return fmt.Errorf("%v with %s: %w", k.Key, k.Other, err)
 	}
-	if err := nonNegative("co-located throughput", other); err != nil {
+	if err := CheckThroughput("co-located throughput", other); err != nil {
 		return fmt.Errorf("%v with %s: %w", k.Key, k.Other, err)
 	}
 	m.pair[k] = [2]float64{self, other}
@@ -135,7 +138,7 @@ func (m *Matrix) JobTypes() []string {
 	for k := range m.iso {
 		seen[k.Job] = true
 	}
-	return sortedKeys(seen)
+	return slices.Sorted(maps.Keys(seen))
 }
 
 // GPUTypes lists the GPU type names that have at least one figure, sorted.
@@ -144,7 +147,7 @@ func (m *Matrix) GPUTypes() []string {
 	for k := range m.iso {
 		seen[k.GPU] = true
 	}
-	return sortedKeys(seen)
+	return slices.Sorted(maps.Keys(seen))
 }
 
 // Merge copies every figure of o into m; o's figures win on conflicts.
@@ -171,13 +174,4 @@ func keyLess(a, b Key) bool {
 		return a.Gang < b.Gang
 	}
 	return a.Placement < b.Placement
-}
-
-func sortedKeys(m map[string]bool) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }

@@ -4,9 +4,11 @@ import (
 	"math"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestValidateRefusesBadInput(t *testing.T) {
+	t.Parallel()
 	v100 := GPUType{Name: "V100", MemoryGB: 16, Rank: 3}
 	cases := []struct {
 		name string
@@ -19,12 +21,25 @@ func TestValidateRefusesBadInput(t *testing.T) {
 		{"user inf weight", User{Name: "a", Weight: math.Inf(1)}.Validate(), `user "a": weight: must be a finite number`},
 		{"user negative weight", User{Name: "a", Weight: -1}.Validate(), "weight: must be positive, got -1"},
 		{"job type negative state", JobType{Name: "m", StateGB: -2}.Validate(), "state_gb: must not be negative"},
-		{"job zero gang", Job{ID: 3, User: "a", Type: "m", Steps: 1}.Validate(), "job 3: gang: must be positive, got 0"},
+		{"job zero gang", Job{ID: 3, User: "a", Type: "m", Steps: 1}.Validate(), "job 3: gang: must be between 1 and 100000, got 0"},
 		{"job NaN steps", Job{ID: 4, User: "a", Type: "m", Gang: 1, Steps: math.NaN()}.Validate(), "job 4: steps: must be a finite number"},
-		{"job negative arrival", Job{ID: 5, User: "a", Type: "m", Gang: 1, Steps: 1, Arrival: -1}.Validate(), "job 5: arrival: must not be negative"},
+		{"job negative arrival", Job{ID: 5, User: "a", Type: "m", Gang: 1, Steps: 1, Arrival: -1}.Validate(), "job 5: arrival: must be between 0 and 1 year, got -1ns"},
 		{"job no user", Job{ID: 6, Type: "m", Gang: 1, Steps: 1}.Validate(), "job 6: user is empty"},
 		{"cluster no servers", (&Cluster{Types: []GPUType{v100}}).Validate(), "no servers"},
-		{"cluster zero gpus", (&Cluster{Types: []GPUType{v100}, Servers: []Server{{Type: "V100"}}}).Validate(), "servers[0]: gpus must be positive, got 0"},
+		{"cluster zero gpus", (&Cluster{Types: []GPUType{v100}, Servers: []Server{{Type: "V100"}}}).Validate(), "servers[0]: gpus must be between 1 and 1024, got 0"},
+		// The limits (docs/limits.md): each is the first value past its bound.
+		{"gpu absurd memory", GPUType{Name: "X", MemoryGB: 1e308}.Validate(), "memory_gb: 1e+308 GB is more than 1e+06 GB"},
+		{"user tiny weight", User{Name: "a", Weight: 1e-300}.Validate(), "weight: 1e-300 is outside [1e-06, 1e+06]"},
+		{"user huge weight", User{Name: "a", Weight: 1e308}.Validate(), "weight: 1e+308 is outside [1e-06, 1e+06]"},
+		{"job huge steps", Job{ID: 7, User: "a", Type: "m", Gang: 1, Steps: 1e16}.Validate(), "job 7: steps: 1e+16 is more than 1e+15"},
+		{"job late arrival", Job{ID: 8, User: "a", Type: "m", Gang: 1, Steps: 1, Arrival: MaxHorizon + 1}.Validate(), "job 8: arrival: must be between 0 and 1 year"},
+		{"job huge gang", Job{ID: 9, User: "a", Type: "m", Gang: MaxGPUs + 1, Steps: 1}.Validate(), "job 9: gang: must be between 1 and 100000, got 100001"},
+		{"job huge priority", Job{ID: 10, User: "a", Type: "m", Gang: 1, Steps: 1, Priority: 1e7}.Validate(), "job 10: priority: 1e+07 is outside"},
+		{"cluster huge server", (&Cluster{Types: []GPUType{v100}, Servers: []Server{{Type: "V100", GPUs: 2147483648}}}).Validate(), "servers[0]: gpus must be between 1 and 1024, got 2147483648"},
+		{"cluster too many GPUs", (&Cluster{Types: []GPUType{v100}, Servers: manyServers(98, 1024)}).Validate(), "servers[97]: the cluster has more than 100000 GPUs"},
+		{"figure too large", NewMatrix().Set(Key{Job: "m", GPU: "V100", Gang: 1}, 1e26, "t"), "1e+26 steps/s is outside [1e-06, 1e+06]"},
+		{"figure too small", NewMatrix().Set(Key{Job: "m", GPU: "V100", Gang: 1}, 1e-300, "t"), "1e-300 steps/s is outside"},
+		{"pair figure too large", NewMatrix().SetPair(PairKey{Key: Key{Job: "m", GPU: "V100", Gang: 1}, Other: "n"}, 1, 1e26), "1e+26 steps/s is outside"},
 		{"cluster unknown type", (&Cluster{Types: []GPUType{v100}, Servers: []Server{{Type: "Z9", GPUs: 4}}}).Validate(), `servers[0]: unknown gpu type "Z9"`},
 		{"cluster duplicate type", (&Cluster{Types: []GPUType{v100, v100}, Servers: []Server{{Type: "V100", GPUs: 1}}}).Validate(), `types[1]: duplicate gpu type "V100"`},
 	}
@@ -38,7 +53,39 @@ func TestValidateRefusesBadInput(t *testing.T) {
 	}
 }
 
+// manyServers is n servers of gpus V100 GPUs each.
+func manyServers(n, gpus int) []Server {
+	out := make([]Server, n)
+	for i := range out {
+		out[i] = Server{Type: "V100", GPUs: gpus}
+	}
+	return out
+}
+
+// TestSecondsSaturates: the conversion never wraps around (1e10 s is past
+// time.Duration's 292 years).
+func TestSecondsSaturates(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		in   float64
+		want time.Duration
+	}{
+		{1.5, 1500 * time.Millisecond},
+		{1e10, math.MaxInt64},
+		{math.Inf(1), math.MaxInt64},
+		{-1e300, math.MinInt64},
+		{math.NaN(), 0},
+		{MaxHorizonSeconds, MaxHorizon},
+	}
+	for _, c := range cases {
+		if got := Seconds(c.in); got != c.want {
+			t.Errorf("Seconds(%v) = %v, want %v", c.in, got, c.want)
+		}
+	}
+}
+
 func TestClusterIndexing(t *testing.T) {
+	t.Parallel()
 	c, err := NewCluster(
 		[]GPUType{{Name: "K80", MemoryGB: 12, Rank: 1}, {Name: "V100", MemoryGB: 16, Rank: 3}, {Name: "T4", MemoryGB: 16, Rank: 4}},
 		[]Server{{Type: "K80", GPUs: 4}, {Type: "V100", GPUs: 2}, {Type: "V100", GPUs: 8}})
@@ -59,6 +106,7 @@ func TestClusterIndexing(t *testing.T) {
 }
 
 func TestWaterFill(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name             string
 		cap              float64
@@ -89,6 +137,7 @@ func TestWaterFill(t *testing.T) {
 }
 
 func TestEqualShareThroughput(t *testing.T) {
+	t.Parallel()
 	c, _ := NewCluster([]GPUType{{Name: "V100", MemoryGB: 16, Rank: 3}, {Name: "K80", MemoryGB: 12, Rank: 1}},
 		[]Server{{Type: "V100", GPUs: 4}, {Type: "K80", GPUs: 8}})
 	m := NewMatrix()
@@ -111,6 +160,7 @@ func TestEqualShareThroughput(t *testing.T) {
 }
 
 func TestJain(t *testing.T) {
+	t.Parallel()
 	// (1+1+1+1)² / (4·4) = 1; (4)² / (4·16) = 1/4; (1+3)² / (2·10) = 0.8.
 	for _, c := range []struct {
 		xs   []float64

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -14,6 +13,8 @@ import (
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
+
+	"fairbench/internal/input"
 )
 
 // Calibration is a throughput profile from calibration, in the shape
@@ -71,6 +72,9 @@ func ReadCalibration(path string) (*Calibration, error) {
 	if !slices.Contains(header, "steps_per_s") && !slices.Contains(header, "samples_per_s") {
 		return nil, fmt.Errorf("reports: %s: calibration profile: no steps_per_s or samples_per_s column", path)
 	}
+	if len(rows) > MaxTableRows {
+		return nil, fmt.Errorf("reports: %s: %d calibration rows, more than the limit of %d (docs/limits.md)", path, len(rows), MaxTableRows)
+	}
 	cal := &Calibration{Path: path}
 	var errs []error
 	for _, r := range rows {
@@ -101,6 +105,9 @@ func ReadCalibration(path string) (*Calibration, error) {
 		}
 		cal.Rows = append(cal.Rows, row)
 	}
+	if n := len(calibrationJobs(cal)); n > MaxCalibrationJobs {
+		errs = append(errs, fmt.Errorf("reports: %s: %d distinct job types (and gangs), more than the limit of %d a figure can show (docs/limits.md)", path, n, MaxCalibrationJobs))
+	}
 	return cal, errors.Join(errs...)
 }
 
@@ -108,7 +115,7 @@ func ReadCalibration(path string) (*Calibration, error) {
 // rows (entries whose status is not ok are left out); nil rows when the
 // file has another shape.
 func calibrateRecordRows(path string) ([]map[string]string, []string, error) {
-	b, err := os.ReadFile(path)
+	b, err := input.ReadFile(path, input.MaxTableBytes)
 	if err != nil {
 		return nil, nil, fmt.Errorf("reports: %w", err)
 	}
@@ -155,6 +162,19 @@ func calibrateRecordRows(path string) ([]map[string]string, []string, error) {
 
 // calibrationFigures draws the profile's throughput, power and energy per
 // sample, per job type (and gang) and GPU type.
+// calibrationJobs lists the profile's job labels (job type and gang).
+func calibrationJobs(cal *Calibration) []string {
+	var jobs []string
+	seen := map[string]bool{}
+	for _, r := range cal.Rows {
+		if j := jobLabel(r); !seen[j] {
+			seen[j] = true
+			jobs = append(jobs, j)
+		}
+	}
+	return jobs
+}
+
 func calibrationFigures(cal *Calibration) ([]*Figure, *Table, error) {
 	var gpus, jobs []string
 	for _, r := range cal.Rows {

@@ -3,6 +3,8 @@ package reports
 import (
 	"fmt"
 	"strings"
+
+	"fairbench/scenarios"
 )
 
 // What ran, in words, for figure titles and captions: a figure seen
@@ -76,13 +78,13 @@ func (s *Set) axisLabel(axis string) string {
 	if l, ok := axisWords[axis]; ok {
 		return l
 	}
-	steps := splitPath(axis)
+	steps := scenarios.SplitPath(axis)
 	if len(steps) == 0 {
 		return axis
 	}
 	var spec any
 	if len(s.Runs) > 0 {
-		spec = specMap(s.Runs[0])
+		spec = scenarios.GenericSpec(s.Runs[0].Record.Spec)
 	}
 	// The nearest enclosing list element's name or type, and the list.
 	qual, list := "", ""

@@ -1,28 +1,13 @@
 package reports
 
 import (
-	"encoding/json"
 	"fmt"
 	"math"
 
 	"gonum.org/v1/plot"
-)
 
-// tradeReport is the part of a policy report that records GPU trades: the
-// JSON shape of gandiva-fair's report (solvers/gandivafair, Report.Markets:
-// each market outcome from t_s until the next record). A report is read by
-// its JSON keys only, so any policy recording "markets" this way is drawn.
-type tradeReport struct {
-	Markets []struct {
-		Time   float64 `json:"t_s"`
-		Trades []struct {
-			Slow   string  `json:"slow"`
-			Fast   string  `json:"fast"`
-			Volume float64 `json:"volume"`
-			Price  float64 `json:"price"`
-		} `json:"trades"`
-	} `json:"markets"`
-}
+	"fairbench/solvers/gandivafair"
+)
 
 // pairStats is one type pair's trading over one run.
 type pairStats struct {
@@ -31,23 +16,13 @@ type pairStats struct {
 	vdt, pvdt float64
 }
 
-// trades reads a run's trade records; ok is false when its policy records
-// none.
-func trades(r *Run) (rep tradeReport, ok bool) {
-	m, isMap := r.Record.Result.PolicyReport.(map[string]any)
-	if !isMap {
-		return rep, false
-	}
-	if _, has := m["markets"]; !has {
-		if _, has := m["trades"]; !has {
-			return rep, false
-		}
-	}
-	b, err := json.Marshal(m)
-	if err != nil || json.Unmarshal(b, &rep) != nil {
-		return rep, false
-	}
-	return rep, true
+// trades is a run's record of GPU trades: gandiva-fair's report (both of
+// its variants; solvers/gandivafair, Report.Markets: each market outcome
+// from its time until the next record). ok is false when the run's policy
+// records no trades. A new policy that trades adds its report type here.
+func trades(r *Run) (rep *gandivafair.Report, ok bool) {
+	rep, ok = r.Record.Result.PolicyReport.(*gandivafair.Report)
+	return rep, ok && rep != nil
 }
 
 // tradesFigure draws, per pair of GPU types, the volume traded (fast GPUs

@@ -67,6 +67,10 @@ const (
 // is 1125 × 630 pixels.
 const DefaultDPI = 150
 
+// MaxDPI bounds the PNG resolution: at 1200 dpi a 6 × 4 inch figure is
+// already 7200 × 4800 pixels (132 MiB of RGBA while it is drawn).
+const MaxDPI = 1200
+
 // PNGSize is the size in pixels of a figure's PNG at dpi.
 func (f *Figure) PNGSize(dpi int) (w, h int) {
 	return int(f.Width/vg.Inch*vg.Length(dpi) + 0.5), int(f.Height/vg.Inch*vg.Length(dpi) + 0.5)

@@ -72,6 +72,7 @@ func plottersOf(p *plot.Plot) []plot.Plotter {
 // plotter of every panel is within the panel's axis range (so nothing is
 // cut), and fraction axes run [0, 1].
 func TestDataInsideAxes(t *testing.T) {
+	t.Parallel()
 	figs := allFigures(t)
 	_, r := writeFixtureReport(t, Options{})
 	figs = append(figs, r.Figures...)
@@ -105,6 +106,7 @@ func TestDataInsideAxes(t *testing.T) {
 // with more than MaxSeries policies draws them in panels of at most
 // MaxSeries.
 func TestLegendsOutsideData(t *testing.T) {
+	t.Parallel()
 	for _, f := range allFigures(t) {
 		lay := f.Draw(vgimg.New(f.Width, f.Height))
 		page := vg.Rectangle{Max: vg.Point{X: f.Width, Y: f.Height}}
@@ -177,6 +179,7 @@ func squeeze(s string) string {
 // reads back each text the figure draws, ρ, → and — included, and none of
 // the mojibake of a Windows-1252 encoding (Ï, â€).
 func TestPDFText(t *testing.T) {
+	t.Parallel()
 	if _, err := exec.LookPath("pdftotext"); err != nil {
 		t.Fatalf("the PDF test needs pdftotext (Debian's poppler-utils; `make test` installs it): %v", err)
 	}
@@ -226,6 +229,7 @@ func TestPDFText(t *testing.T) {
 // a channel. go test ./reports -run TestGoldenFigures -update rewrites
 // them.
 func TestGoldenFigures(t *testing.T) {
+	t.Parallel()
 	figs := allFigures(t)
 	for kind, name := range kinds {
 		f := figureNamed(t, figs, name)
@@ -257,6 +261,7 @@ func TestGoldenFigures(t *testing.T) {
 // The comparison tells figures apart: two kinds differ in far more than
 // the tolerance.
 func TestGoldenComparisonCanFail(t *testing.T) {
+	t.Parallel()
 	a, err := os.ReadFile(filepath.Join("testdata", "golden", "jct_cdf.png"))
 	if err != nil {
 		t.Fatal(err)

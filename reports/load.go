@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -15,8 +16,12 @@ import (
 	"strconv"
 	"strings"
 
+	"fairbench/internal/input"
 	"fairbench/runs"
+	"fairbench/scenarios"
 	"fairbench/sim"
+	"fairbench/solvers"
+	"fairbench/solvers/registry"
 )
 
 // Run is one run's results as a report reads them.
@@ -77,6 +82,7 @@ func Load(paths ...string) (*Set, error) {
 	if len(paths) == 0 {
 		return nil, errors.New("reports: no results given")
 	}
+	reg := registry.Default()
 	var errs []error
 	var found []*Run
 	seen := map[string]string{} // run ID → record path
@@ -102,7 +108,7 @@ func Load(paths ...string) (*Set, error) {
 				errs = append(errs, fmt.Errorf("reports: %s: not a run record; give a run's <id>.json or a result folder", p))
 				continue
 			}
-			r, err := readRun(p)
+			r, err := readRun(reg, p)
 			if err != nil {
 				errs = append(errs, err)
 				continue
@@ -110,7 +116,7 @@ func Load(paths ...string) (*Set, error) {
 			add(r)
 			continue
 		}
-		rs, err := readDir(p)
+		rs, err := readDir(reg, p)
 		errs = append(errs, err)
 		for _, r := range rs {
 			add(r)
@@ -147,7 +153,7 @@ func joinCapped(errs []error) error {
 
 // readDir reads every run in dir. A record without its per-job file, and
 // files of a run without its record, are errors naming the missing file.
-func readDir(dir string) ([]*Run, error) {
+func readDir(reg *solvers.Registry, dir string) ([]*Run, error) {
 	ents, err := os.ReadDir(dir)
 	if err != nil {
 		return nil, fmt.Errorf("reports: %w", err)
@@ -187,7 +193,7 @@ func readDir(dir string) ([]*Run, error) {
 			errs = append(errs, fmt.Errorf("reports: %s: missing (the run's record; found %s)", filepath.Join(dir, id+".json"), strings.Join(have, ", ")))
 			continue
 		}
-		r, err := readRun(filepath.Join(dir, id+".json"))
+		r, err := readRun(reg, filepath.Join(dir, id+".json"))
 		if err != nil {
 			errs = append(errs, err)
 			continue
@@ -199,7 +205,7 @@ func readDir(dir string) ([]*Run, error) {
 	sort.Strings(manifests)
 	for _, name := range manifests {
 		var m runs.Manifest
-		b, err := os.ReadFile(filepath.Join(dir, name))
+		b, err := input.ReadFile(filepath.Join(dir, name), input.MaxRecordBytes)
 		if err == nil {
 			err = json.Unmarshal(b, &m)
 		}
@@ -217,12 +223,16 @@ func readDir(dir string) ([]*Run, error) {
 	return out, errors.Join(errs...)
 }
 
-// readRun reads one run: its record, its per-job file (checked against the
-// record) and its timing file when there is one.
-func readRun(path string) (*Run, error) {
+// readRun reads one run: its record (the policy's report decoded into its
+// type), its per-job file (checked against the record) and its timing file
+// when there is one.
+func readRun(reg *solvers.Registry, path string) (*Run, error) {
 	rec, err := runs.ReadRecord(path)
 	if err != nil {
 		return nil, fmt.Errorf("reports: %w", err)
+	}
+	if err := decodeReport(reg, rec); err != nil {
+		return nil, fmt.Errorf("reports: %s: %w", path, err)
 	}
 	dir := filepath.Dir(path)
 	jobs := filepath.Join(dir, rec.ID+".jobs.csv")
@@ -239,10 +249,31 @@ func readRun(path string) (*Run, error) {
 	return r, nil
 }
 
+// decodeReport replaces the record's policy report, JSON as read, by the
+// typed value the policy's registry entry declares (*gandivafair.Report,
+// *fft.Report, ...): the value the policy returned when the run was made,
+// so figures and reproductions read its fields, never its JSON keys. The
+// report of a policy this build does not register, or that declares no
+// report type, stays JSON and no figure reads it.
+func decodeReport(reg *solvers.Registry, rec *runs.Record) error {
+	raw, ok := rec.Result.PolicyReport.(json.RawMessage)
+	if !ok {
+		return nil
+	}
+	rep, ok, err := reg.DecodeReport(rec.Policy, raw)
+	if err != nil {
+		return fmt.Errorf("policy_report: %w", err)
+	}
+	if ok {
+		rec.Result.PolicyReport = rep
+	}
+	return nil
+}
+
 // checkJobsCSV checks that the run's per-job file exists, has the columns
 // package runs writes and one row per job of the record.
 func checkJobsCSV(path string, rec *runs.Record) error {
-	f, err := os.Open(path)
+	f, err := input.OpenLimit(path, input.MaxRecordBytes)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
 			return fmt.Errorf("reports: %s: missing (the per-job file of run %s, whose record is %s)", path, rec.ID, filepath.Join(filepath.Dir(path), rec.ID+".json"))
@@ -250,7 +281,7 @@ func checkJobsCSV(path string, rec *runs.Record) error {
 		return fmt.Errorf("reports: %w", err)
 	}
 	defer f.Close()
-	cr := csv.NewReader(f)
+	cr := csv.NewReader(input.Lines(f, input.MaxLineBytes))
 	header, err := cr.Read()
 	if err != nil {
 		return fmt.Errorf("reports: %s: %w", path, err)
@@ -285,7 +316,7 @@ func jobsHeader() []string {
 
 // readTiming reads a <id>.timing.csv file (runs.TimingCSV).
 func readTiming(path string) ([]sim.DecisionTiming, error) {
-	b, err := os.ReadFile(path)
+	b, err := input.ReadFile(path, input.MaxRecordBytes)
 	if err != nil {
 		return nil, fmt.Errorf("reports: %w", err)
 	}
@@ -313,17 +344,8 @@ func readTiming(path string) ([]sim.DecisionTiming, error) {
 
 // assemble checks that the runs form one experiment and fills in the set.
 func (s *Set) assemble(found []*Run) error {
-	// The grid axes other than policies and seed.
-	axesOf := func(r *Run) []string {
-		var a []string
-		for k := range r.Record.Point {
-			if k != "policies" && k != "seed" {
-				a = append(a, k)
-			}
-		}
-		sort.Strings(a)
-		return a
-	}
+	// The rule for runs of one experiment is package scenarios'.
+	axesOf := func(r *Run) []string { return scenarios.ExperimentAxes(r.Record.Point) }
 	first := found[0]
 	s.Axes = axesOf(first)
 	base, err := specKey(first, s.Axes)
@@ -347,15 +369,15 @@ func (s *Set) assemble(found []*Run) error {
 			errs = append(errs, err)
 			continue
 		}
-		if path, a, b, differ := firstDiff(base, key, ""); differ {
+		if d, differ := scenarios.FirstDifference(base, key); differ {
 			errs = append(errs, fmt.Errorf("reports: results mix incompatible runs: %s and %s differ in %s (%s vs %s), which is not a grid axis",
-				first.Path, r.Path, path, a, b))
+				first.Path, r.Path, d.Path, d.A, d.B))
 			continue
 		}
 		if o, ok := options[r.Record.Policy]; ok {
-			if path, a, b, differ := firstDiff(policyOptions(o), policyOptions(r), ""); differ {
+			if d, differ := scenarios.FirstDifference(policyOptions(o), policyOptions(r)); differ {
 				errs = append(errs, fmt.Errorf("reports: results mix incompatible runs: %s and %s run %s with different options (%s: %s vs %s)",
-					o.Path, r.Path, r.Record.Policy, strings.TrimPrefix(path, "."), a, b))
+					o.Path, r.Path, r.Record.Policy, strings.TrimPrefix(d.Path, "."), d.A, d.B))
 				continue
 			}
 		} else {
@@ -378,10 +400,10 @@ func (s *Set) assemble(found []*Run) error {
 		return err
 	}
 	if len(versions) > 1 {
-		s.Warnings = append(s.Warnings, "runs were made by several fairbench versions: "+strings.Join(sortedKeys(versions), ", "))
+		s.Warnings = append(s.Warnings, "runs were made by several fairbench versions: "+strings.Join(slices.Sorted(maps.Keys(versions)), ", "))
 	}
 	if len(backends) > 1 {
-		s.Warnings = append(s.Warnings, "runs used several solver backends: "+strings.Join(sortedKeys(backends), ", "))
+		s.Warnings = append(s.Warnings, "runs used several solver backends: "+strings.Join(slices.Sorted(maps.Keys(backends)), ", "))
 	}
 	// Points, policies and seeds.
 	points := map[string]*Point{}
@@ -407,7 +429,7 @@ func (s *Set) assemble(found []*Run) error {
 	for i, p := range s.Points {
 		p.Index = i
 	}
-	s.Policies = sortedKeys(policies)
+	s.Policies = slices.Sorted(maps.Keys(policies))
 	for sd := range seeds {
 		s.Seeds = append(s.Seeds, sd)
 	}
@@ -464,190 +486,16 @@ func (s *Set) group(p *Point, policy string) []*Run {
 }
 
 // specKey is the run's spec with what may differ between the runs of one
-// experiment blanked: its name, seed, policy and policy options, and the
-// value of each grid axis.
+// experiment blanked (scenarios.ExperimentSpec).
 func specKey(r *Run, axes []string) (any, error) {
-	m := specMap(r)
-	if m == nil {
+	m, ok := scenarios.ExperimentSpec(r.Record.Spec, axes)
+	if !ok {
 		return nil, fmt.Errorf("reports: %s: the record has no scenario spec", r.Path)
-	}
-	for _, k := range []string{"name", "seed", "policies", "policy_options"} {
-		delete(m, k)
-	}
-	for _, a := range axes {
-		blankPath(m, a)
-		if a == "user_count" { // a run's spec lists the users instead
-			delete(m, "users")
-		}
 	}
 	return m, nil
 }
 
-func policyOptions(r *Run) any {
-	po, _ := specMap(r)["policy_options"].(map[string]any)
-	return po[r.Record.Policy]
-}
-
-// specMap is the run's spec decoded generically (a fresh copy); nil when
-// the record has none.
-func specMap(r *Run) map[string]any {
-	b, err := json.Marshal(r.Record.Spec)
-	if err != nil {
-		return nil
-	}
-	var m map[string]any
-	if json.Unmarshal(b, &m) != nil {
-		return nil
-	}
-	return m
-}
-
-// blankPath replaces the value at a field path (cluster.servers[0].count,
-// preemption.seconds["A3C"]) by a placeholder; a path that does not resolve
-// is left alone.
-func blankPath(root map[string]any, path string) {
-	steps := splitPath(path)
-	var cur any = root
-	for i, st := range steps {
-		last := i == len(steps)-1
-		switch c := cur.(type) {
-		case map[string]any:
-			key, ok := st.(string)
-			if !ok {
-				return
-			}
-			if _, has := c[key]; !has {
-				return
-			}
-			if last {
-				c[key] = "<axis>"
-				return
-			}
-			cur = c[key]
-		case []any:
-			idx, ok := st.(int)
-			if !ok || idx < 0 || idx >= len(c) {
-				return
-			}
-			if last {
-				c[idx] = "<axis>"
-				return
-			}
-			cur = c[idx]
-		default:
-			return
-		}
-	}
-}
-
-// splitPath splits a field path into map keys (string) and list indices
-// (int).
-func splitPath(path string) []any {
-	var out []any
-	for len(path) > 0 {
-		switch {
-		case path[0] == '.':
-			path = path[1:]
-		case path[0] == '[':
-			end := strings.IndexByte(path, ']')
-			if end < 0 {
-				return append(out, path)
-			}
-			inner := path[1:end]
-			if strings.HasPrefix(inner, `"`) {
-				// A quoted key may hold ']': find the closing quote.
-				var key string
-				dec := json.NewDecoder(strings.NewReader(path[1:]))
-				if err := dec.Decode(&key); err != nil {
-					return append(out, path)
-				}
-				out = append(out, key)
-				path = path[1+int(dec.InputOffset()):]
-				if strings.HasPrefix(path, "]") {
-					path = path[1:]
-				}
-				continue
-			}
-			n, err := strconv.Atoi(inner)
-			if err != nil {
-				out = append(out, inner)
-			} else {
-				out = append(out, n)
-			}
-			path = path[end+1:]
-		default:
-			end := strings.IndexAny(path, ".[")
-			if end < 0 {
-				end = len(path)
-			}
-			out = append(out, path[:end])
-			path = path[end:]
-		}
-	}
-	return out
-}
-
-// firstDiff finds the first place where two decoded JSON values differ and
-// returns its path and both values (shortened).
-func firstDiff(a, b any, path string) (string, string, string, bool) {
-	switch x := a.(type) {
-	case map[string]any:
-		y, ok := b.(map[string]any)
-		if !ok {
-			break
-		}
-		keys := map[string]bool{}
-		for k := range x {
-			keys[k] = true
-		}
-		for k := range y {
-			keys[k] = true
-		}
-		for _, k := range sortedKeys(keys) {
-			if p, va, vb, d := firstDiff(x[k], y[k], joinPath(path, k)); d {
-				return p, va, vb, true
-			}
-		}
-		return "", "", "", false
-	case []any:
-		y, ok := b.([]any)
-		if !ok || len(x) != len(y) {
-			break
-		}
-		for i := range x {
-			if p, va, vb, d := firstDiff(x[i], y[i], fmt.Sprintf("%s[%d]", path, i)); d {
-				return p, va, vb, true
-			}
-		}
-		return "", "", "", false
-	}
-	ja, _ := json.Marshal(a)
-	jb, _ := json.Marshal(b)
-	if bytes.Equal(ja, jb) {
-		return "", "", "", false
-	}
-	if path == "" {
-		path = "(the whole value)"
-	}
-	return path, shorten(string(ja)), shorten(string(jb)), true
-}
-
-func joinPath(path, key string) string {
-	if path == "" {
-		return key
-	}
-	return path + "." + key
-}
-
-func shorten(s string) string {
-	if s == "null" {
-		return "absent"
-	}
-	if len(s) > 60 {
-		return s[:57] + "..."
-	}
-	return s
-}
+func policyOptions(r *Run) any { return scenarios.PolicyOptions(r.Record.Spec, r.Record.Policy) }
 
 func axesList(a []string) string {
 	if len(a) == 0 {
@@ -703,13 +551,4 @@ func compareValues(a, b any) int {
 		return 1
 	}
 	return strings.Compare(formatValue(a), formatValue(b))
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"image/color"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -14,6 +13,8 @@ import (
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
+
+	"fairbench/internal/input"
 )
 
 // Matrix is the property matrix of `fairbench check --matrix` in the shape
@@ -127,7 +128,7 @@ func ReadMatrix(path string) (*Matrix, error) {
 // "reason", "counterexample"}]}]}) as rows; nil rows when the file has
 // another shape.
 func checkMatrixRows(path string) ([]map[string]string, []string, error) {
-	b, err := os.ReadFile(path)
+	b, err := input.ReadFile(path, input.MaxTableBytes)
 	if err != nil {
 		return nil, nil, fmt.Errorf("reports: %w", err)
 	}

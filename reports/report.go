@@ -52,7 +52,10 @@ func Build(s *Set, o Options) (*Report, error) {
 	if o.Title == "" {
 		o.Title = "fairbench report"
 	}
-	if o.DPI <= 0 {
+	if o.DPI < 0 || o.DPI > MaxDPI {
+		return nil, fmt.Errorf("reports: --dpi %d: must be between 1 and %d (docs/limits.md)", o.DPI, MaxDPI)
+	}
+	if o.DPI == 0 {
 		o.DPI = DefaultDPI
 	}
 	if s == nil && o.Calibration == nil && o.Matrix == nil && len(o.Figures) == 0 {

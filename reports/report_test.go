@@ -108,6 +108,7 @@ func kindOf(name string) string {
 // SVG parses, the PNG decodes at the expected size, the PDF has its
 // header, the CSV its columns and rows.
 func TestReportFiles(t *testing.T) {
+	t.Parallel()
 	out, r := writeFixtureReport(t, Options{})
 	_, pols := fixtureDir(t)
 	var man Manifest
@@ -118,6 +119,25 @@ func TestReportFiles(t *testing.T) {
 	if err := json.Unmarshal(b, &man); err != nil {
 		t.Fatal(err)
 	}
+	checkFigureNames(t, &man, pols)
+	for i, f := range man.Figures {
+		checkFigureFiles(t, filepath.Join(out, "figures", f.Name), f, r.Figures[i])
+	}
+	// Row counts: a CDF has one row per job of its point (24 jobs × 2 seeds
+	// per policy); a sweep one per point and policy.
+	if n := len(readCSV(t, filepath.Join(out, "figures", "jct_cdf_p1.csv"))) - 1; n != 24*2*len(pols) {
+		t.Errorf("jct_cdf_p1.csv: %d rows, want %d", n, 24*2*len(pols))
+	}
+	if n := len(readCSV(t, filepath.Join(out, "figures", "mean_jct_vs_workload_arrival_rate_per_hour.csv"))) - 1; n != 2*len(pols) {
+		t.Errorf("mean JCT sweep: %d rows, want %d", n, 2*len(pols))
+	}
+	checkTables(t, out, pols)
+	checkHTML(t, out, r, &man)
+}
+
+// checkFigureNames: the fixture's report has every figure it must have.
+func checkFigureNames(t *testing.T, man *Manifest, pols []string) {
+	t.Helper()
 	want := []string{"mean_jct_vs_workload_arrival_rate_per_hour", "unfair_fraction_vs_workload_arrival_rate_per_hour", "solver_time"}
 	for _, k := range []string{"jct_cdf", "rho_cdf", "starvation_cdf", "utilisation"} {
 		want = append(want, k+"_p1", k+"_p2")
@@ -137,40 +157,40 @@ func TestReportFiles(t *testing.T) {
 	if slices.Contains(pols, "gandiva-fair") && !slices.Contains(names, "gandiva_trades") {
 		t.Errorf("gandiva-fair ran but there is no trades figure (have %v)", names)
 	}
-	for i, f := range man.Figures {
-		base := filepath.Join(out, "figures", f.Name)
-		checkSVG(t, base+".svg")
-		pb, err := os.ReadFile(base + ".png")
-		if err != nil {
-			t.Fatal(err)
-		}
-		img, err := png.Decode(bytes.NewReader(pb))
-		if err != nil {
-			t.Errorf("%s.png: %v", f.Name, err)
-		} else if w, h := r.Figures[i].PNGSize(DefaultDPI); img.Bounds().Dx() != w || img.Bounds().Dy() != h || w != f.PNGWidth || h != f.PNGHeight {
-			t.Errorf("%s.png is %v, want %d×%d", f.Name, img.Bounds().Size(), w, h)
-		}
-		pdf, err := os.ReadFile(base + ".pdf")
-		if err != nil || !bytes.HasPrefix(pdf, []byte("%PDF-")) {
-			t.Errorf("%s.pdf: %v, starts %q", f.Name, err, pdf[:min(8, len(pdf))])
-		}
-		recs := readCSV(t, base+".csv")
-		if cols, ok := figureColumns[kindOf(f.Name)]; ok && !slices.Equal(recs[0], cols) {
-			t.Errorf("%s.csv columns %v, want %v", f.Name, recs[0], cols)
-		}
-		if len(recs) < 2 {
-			t.Errorf("%s.csv has no data rows", f.Name)
-		}
+}
+
+// checkFigureFiles checks one figure's files (base.svg, .png, .pdf, .csv)
+// against its manifest entry f and the figure fig.
+func checkFigureFiles(t *testing.T, base string, f ManifestFigure, fig *Figure) {
+	t.Helper()
+	checkSVG(t, base+".svg")
+	pb, err := os.ReadFile(base + ".png")
+	if err != nil {
+		t.Fatal(err)
 	}
-	// Row counts: a CDF has one row per job of its point (24 jobs × 2 seeds
-	// per policy); a sweep one per point and policy.
-	if n := len(readCSV(t, filepath.Join(out, "figures", "jct_cdf_p1.csv"))) - 1; n != 24*2*len(pols) {
-		t.Errorf("jct_cdf_p1.csv: %d rows, want %d", n, 24*2*len(pols))
+	img, err := png.Decode(bytes.NewReader(pb))
+	if err != nil {
+		t.Errorf("%s.png: %v", f.Name, err)
+	} else if w, h := fig.PNGSize(DefaultDPI); img.Bounds().Dx() != w || img.Bounds().Dy() != h || w != f.PNGWidth || h != f.PNGHeight {
+		t.Errorf("%s.png is %v, want %d×%d", f.Name, img.Bounds().Size(), w, h)
 	}
-	if n := len(readCSV(t, filepath.Join(out, "figures", "mean_jct_vs_workload_arrival_rate_per_hour.csv"))) - 1; n != 2*len(pols) {
-		t.Errorf("mean JCT sweep: %d rows, want %d", n, 2*len(pols))
+	pdf, err := os.ReadFile(base + ".pdf")
+	if err != nil || !bytes.HasPrefix(pdf, []byte("%PDF-")) {
+		t.Errorf("%s.pdf: %v, starts %q", f.Name, err, pdf[:min(8, len(pdf))])
 	}
-	// Tables, CSV and Markdown; the HTML and Markdown reports.
+	recs := readCSV(t, base+".csv")
+	if cols, ok := figureColumns[kindOf(f.Name)]; ok && !slices.Equal(recs[0], cols) {
+		t.Errorf("%s.csv columns %v, want %v", f.Name, recs[0], cols)
+	}
+	if len(recs) < 2 {
+		t.Errorf("%s.csv has no data rows", f.Name)
+	}
+}
+
+// checkTables: every table is there as CSV with rows and as Markdown; the
+// runs table has a row per run (2 points × 2 seeds per policy).
+func checkTables(t *testing.T, out string, pols []string) {
+	t.Helper()
 	for _, tb := range []string{"policies", "users", "runs", "points"} {
 		recs := readCSV(t, filepath.Join(out, "tables", tb+".csv"))
 		if len(recs) < 2 {
@@ -184,6 +204,12 @@ func TestReportFiles(t *testing.T) {
 	if n := len(readCSV(t, filepath.Join(out, "tables", "runs.csv"))) - 1; n != 2*2*len(pols) {
 		t.Errorf("runs.csv: %d rows, want %d", n, 2*2*len(pols))
 	}
+}
+
+// checkHTML: the HTML report inlines every figure, says what ran and with
+// what, and needs nothing from outside; the Markdown report is there.
+func checkHTML(t *testing.T, out string, r *Report, man *Manifest) {
+	t.Helper()
 	html, err := os.ReadFile(filepath.Join(out, "index.html"))
 	if err != nil {
 		t.Fatal(err)
@@ -207,6 +233,7 @@ func TestReportFiles(t *testing.T) {
 // TestPolicyTableMatchesRuns checks the gota aggregation against the mean
 // and range computed directly from the runs (a differential test).
 func TestPolicyTableMatchesRuns(t *testing.T) {
+	t.Parallel()
 	dir, _ := fixtureDir(t)
 	set, err := Load(dir)
 	if err != nil {
@@ -245,6 +272,7 @@ func TestPolicyTableMatchesRuns(t *testing.T) {
 // TestSinglePoint: results without grid axes draw one figure per kind,
 // with no suffix, and the sweep figures per policy.
 func TestSinglePoint(t *testing.T) {
+	t.Parallel()
 	dir, _ := fixtureDir(t)
 	set, err := Load(dir)
 	if err != nil {
@@ -278,6 +306,7 @@ func TestSinglePoint(t *testing.T) {
 }
 
 func TestCalibrationAndMatrix(t *testing.T) {
+	t.Parallel()
 	cal, err := ReadCalibration("testdata/calibration.csv")
 	if err != nil {
 		t.Fatal(err)
@@ -329,28 +358,23 @@ func TestCalibrationAndMatrix(t *testing.T) {
 	}
 }
 
-func TestSplitPath(t *testing.T) {
-	got := splitPath(`cluster.servers[2].count`)
-	if len(got) != 4 || got[0] != "cluster" || got[1] != "servers" || got[2] != 2 || got[3] != "count" {
-		t.Errorf("splitPath: %#v", got)
-	}
-	got = splitPath(`preemption.seconds["A3C [x]"]`)
-	if len(got) != 3 || got[2] != "A3C [x]" {
-		t.Errorf("splitPath quoted: %#v", got)
-	}
-	m := map[string]any{"cluster": map[string]any{"servers": []any{map[string]any{"count": 1.0}}}}
-	blankPath(m, "cluster.servers[0].count")
-	if v := m["cluster"].(map[string]any)["servers"].([]any)[0].(map[string]any)["count"]; v != "<axis>" {
-		t.Errorf("blankPath: %v", v)
-	}
-	if s := strconv.Quote(formatValue(1.5)); s != `"1.5"` {
-		t.Errorf("formatValue: %s", s)
+// TestFormatValue: an axis value in its shortest form.
+func TestFormatValue(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		v    any
+		want string
+	}{{1.5, "1.5"}, {1e21, "1e+21"}, {"fifo", "fifo"}, {nil, "-"}, {[]any{"a", 2.0}, `["a",2]`}} {
+		if got := formatValue(c.v); got != c.want {
+			t.Errorf("formatValue(%#v) = %s, want %s", c.v, strconv.Quote(got), strconv.Quote(c.want))
+		}
 	}
 }
 
 // TestReportIsDeterministic: the same results give byte-identical files,
 // the PDFs included (they record a fixed creation date).
 func TestReportIsDeterministic(t *testing.T) {
+	t.Parallel()
 	a, _ := writeFixtureReport(t, Options{})
 	b, _ := writeFixtureReport(t, Options{})
 	var files []string
@@ -377,6 +401,7 @@ func TestReportIsDeterministic(t *testing.T) {
 // TestCheckMatrixFiles reads the files `fairbench check --matrix` writes
 // (package check, Matrix: check-matrix.csv and check-matrix.json).
 func TestCheckMatrixFiles(t *testing.T) {
+	t.Parallel()
 	for _, f := range []string{"testdata/check-matrix.csv", "testdata/check-matrix.json"} {
 		m, err := ReadMatrix(f)
 		if err != nil {
@@ -401,6 +426,7 @@ func TestCheckMatrixFiles(t *testing.T) {
 // TestCalibrateRecord reads the record `fairbench calibrate` writes
 // (package calibrate, Record) by its JSON keys.
 func TestCalibrateRecord(t *testing.T) {
+	t.Parallel()
 	cal, err := ReadCalibration("testdata/calibrate-record.json")
 	if err != nil {
 		t.Fatal(err)

@@ -5,11 +5,20 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
+
+	"fairbench/internal/input"
+)
+
+// Limits on the tables a report reads: each calibration job type (and
+// gang) widens the calibration figures, so their number is bounded as
+// well as the rows.
+const (
+	MaxTableRows       = 1000
+	MaxCalibrationJobs = 100
 )
 
 // readRows reads a small table from a CSV file (a header row, '#' comment
@@ -17,7 +26,7 @@ import (
 // `rows` or `measurements` holds one), as maps of lower-case column name
 // to text. Numbers and booleans in JSON become their text.
 func readRows(path string) ([]map[string]string, []string, error) {
-	b, err := os.ReadFile(path)
+	b, err := input.ReadFile(path, input.MaxTableBytes)
 	if err != nil {
 		return nil, nil, fmt.Errorf("reports: %w", err)
 	}
@@ -33,6 +42,9 @@ func readRows(path string) ([]map[string]string, []string, error) {
 	}
 	if len(recs) < 2 {
 		return nil, nil, fmt.Errorf("reports: %s: no rows (want a header row and at least one data row)", path)
+	}
+	if len(recs)-1 > MaxTableRows {
+		return nil, nil, fmt.Errorf("reports: %s: %d rows, more than the limit of %d (docs/limits.md)", path, len(recs)-1, MaxTableRows)
 	}
 	header := make([]string, len(recs[0]))
 	for i, h := range recs[0] {
@@ -68,6 +80,9 @@ func jsonRows(path string, b []byte) ([]map[string]string, []string, error) {
 	list, ok := raw.([]any)
 	if !ok || len(list) == 0 {
 		return nil, nil, fmt.Errorf("reports: %s: want a non-empty array of objects (or {\"rows\": [...]})", path)
+	}
+	if len(list) > MaxTableRows {
+		return nil, nil, fmt.Errorf("reports: %s: %d rows, more than the limit of %d (docs/limits.md)", path, len(list), MaxTableRows)
 	}
 	var rows []map[string]string
 	var header []string

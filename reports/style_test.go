@@ -10,6 +10,7 @@ import (
 )
 
 func TestSeconds(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		s    float64
 		want string
@@ -21,6 +22,7 @@ func TestSeconds(t *testing.T) {
 }
 
 func TestNiceMax(t *testing.T) {
+	t.Parallel()
 	// The round values at or above x: 191 → 200, 0.93 → 1, 0.134 → 0.15.
 	for _, c := range []struct{ x, want float64 }{{191.25, 200}, {0.93, 1}, {0.134, 0.15}, {40, 40}, {0, 1}, {3.95, 4}} {
 		if got := niceMax(c.x); math.Abs(got-c.want) > 1e-12 {
@@ -32,6 +34,7 @@ func TestNiceMax(t *testing.T) {
 // Ticks over [0, 191]: step 50 (191/50 ≈ 3.8 ≤ 8 at the first mantissa
 // that fits after 20 and 25 give 9.6 and 7.6 → 25 fits: 191/25 = 7.64).
 func TestPlainTicks(t *testing.T) {
+	t.Parallel()
 	var labels []string
 	for _, tk := range (plainTicks{}).Ticks(0, 191) {
 		if tk.Label != "" {
@@ -51,6 +54,7 @@ func TestPlainTicks(t *testing.T) {
 // Families: 20 policies split into panels of at most MaxSeries, each
 // policy once; names of no known family are new mechanisms.
 func TestPanels(t *testing.T) {
+	t.Parallel()
 	if Family("sjf") != FamilyBaselines || Family("sjf-bsbf") != FamilySeed || Family("gavel-ftf") != FamilyGavel || Family("drf-new") != FamilyNew {
 		t.Errorf("families: %s %s %s %s", Family("sjf"), Family("sjf-bsbf"), Family("gavel-ftf"), Family("drf-new"))
 	}
@@ -81,6 +85,7 @@ func TestPanels(t *testing.T) {
 
 // Axis paths in words: structural names read from the spec.
 func TestAxisLabel(t *testing.T) {
+	t.Parallel()
 	s := syntheticSet(t, []string{"fifo"}, []map[string]any{{"cluster.servers[0].count": 2.0}}, []int64{1})
 	for _, c := range []struct{ axis, want string }{
 		{"cluster.servers[0].count", "V100 servers"},
@@ -97,6 +102,7 @@ func TestAxisLabel(t *testing.T) {
 
 // A figure's PDF is the same bytes every time.
 func TestPDFDeterministic(t *testing.T) {
+	t.Parallel()
 	f := &Figure{Name: "x", Title: "ρ → —", Tiles: nil, Width: 2 * vg.Inch, Height: vg.Inch}
 	a, err := f.PDF()
 	if err != nil {

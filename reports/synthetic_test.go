@@ -12,6 +12,7 @@ import (
 	"fairbench/models"
 	"fairbench/runs"
 	"fairbench/sim"
+	"fairbench/solvers/gandivafair"
 )
 
 // Synthetic results: records made up in memory, not simulated, so that the
@@ -106,10 +107,10 @@ func syntheticRun(pol string, k int, point map[string]any, seed int64) *Run {
 	}
 	var report any
 	if pol == "gandiva-fair" {
-		report = map[string]any{"markets": []any{
-			map[string]any{"t_s": 0.0, "trades": []any{map[string]any{"slow": "K80", "fast": "V100", "volume": 1.5 + rng.Float64(), "price": 3.2}}},
-			map[string]any{"t_s": 36000.0, "trades": []any{map[string]any{"slow": "K80", "fast": "V100", "volume": 0.5, "price": 2.8},
-				map[string]any{"slow": "P100", "fast": "V100", "volume": 0.25, "price": 1.6}}},
+		report = &gandivafair.Report{Trading: true, Markets: []gandivafair.MarketRecord{
+			{Time: 0, Trades: []gandivafair.Trade{{Slow: "K80", Fast: "V100", Volume: 1.5 + rng.Float64(), Price: 3.2}}},
+			{Time: 36000, Trades: []gandivafair.Trade{{Slow: "K80", Fast: "V100", Volume: 0.5, Price: 2.8},
+				{Slow: "P100", Fast: "V100", Volume: 0.25, Price: 1.6}}},
 		}}
 	}
 	var timing []sim.DecisionTiming

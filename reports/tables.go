@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"fairbench/scenarios"
 )
 
 // NamedTable is one table of a report, written as tables/NAME.csv (full
@@ -155,7 +157,7 @@ func (s *Set) pointTable() *NamedTable {
 // throughputSource is where a run's throughput figures came from: the
 // built-in catalogue, or a file (named by the spec).
 func throughputSource(r *Run) string {
-	m := specMap(r)
+	m := scenarios.GenericSpec(r.Record.Spec)
 	if t, ok := m["throughputs"].(string); ok && t != "" {
 		return t
 	}

@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+
+	"fairbench/internal/atomicfile"
 )
 
 // ManifestName is the file that marks a folder as a fairbench report (and
@@ -63,23 +65,22 @@ func (r *Report) Write(dir string) error {
 	if err := checkTarget(dir); err != nil {
 		return err
 	}
-	parent := filepath.Dir(filepath.Clean(dir))
-	if err := os.MkdirAll(parent, 0o755); err != nil {
-		return fmt.Errorf("reports: %w", err)
-	}
-	tmp, err := os.MkdirTemp(parent, "."+filepath.Base(filepath.Clean(dir))+".tmp-")
+	tmp, err := atomicfile.TempDir(dir)
 	if err != nil {
 		return fmt.Errorf("reports: %w", err)
 	}
 	if err := r.writeInto(tmp); err != nil {
-		os.RemoveAll(tmp)
+		atomicfile.Discard(tmp)
 		return err
 	}
 	if err := os.Chmod(tmp, 0o755); err != nil {
-		os.RemoveAll(tmp)
+		atomicfile.Discard(tmp)
 		return fmt.Errorf("reports: %w", err)
 	}
-	return swapIn(tmp, dir)
+	if err := atomicfile.Replace(tmp, dir); err != nil {
+		return fmt.Errorf("reports: %w", err)
+	}
+	return nil
 }
 
 // checkTarget refuses to replace a folder that is not a report.
@@ -104,30 +105,6 @@ func checkTarget(dir string) error {
 	if _, err := os.Stat(filepath.Join(dir, ManifestName)); err != nil {
 		return fmt.Errorf("reports: %s exists and is not a fairbench report (no %s); give another --out or remove it", dir, ManifestName)
 	}
-	return nil
-}
-
-// swapIn renames tmp to dir, moving an existing dir aside first and
-// removing it once the new one is in place (restoring it on failure).
-func swapIn(tmp, dir string) error {
-	if _, err := os.Stat(dir); errors.Is(err, os.ErrNotExist) {
-		if err := os.Rename(tmp, dir); err != nil {
-			os.RemoveAll(tmp)
-			return fmt.Errorf("reports: %w", err)
-		}
-		return nil
-	}
-	old := tmp + ".old"
-	if err := os.Rename(dir, old); err != nil {
-		os.RemoveAll(tmp)
-		return fmt.Errorf("reports: replace %s: %w", dir, err)
-	}
-	if err := os.Rename(tmp, dir); err != nil {
-		_ = os.Rename(old, dir)
-		os.RemoveAll(tmp)
-		return fmt.Errorf("reports: replace %s: %w", dir, err)
-	}
-	os.RemoveAll(old)
 	return nil
 }
 

@@ -2,12 +2,14 @@ package runs
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"time"
 
 	"fairbench/internal/atomicfile"
+	"fairbench/internal/input"
 
 	"fairbench/scenarios"
 	"fairbench/sim"
@@ -23,7 +25,8 @@ type Options struct {
 	// Clock, when set, measures solver time per decision; the timings go to
 	// a separate file so the result file stays byte-identical across runs.
 	Clock func() time.Duration
-	// Events keeps the run's event log (JSON lines).
+	// Events keeps the run's event log (JSON lines), up to
+	// input.MaxRecordBytes (a longer one fails the run).
 	Events bool
 }
 
@@ -36,6 +39,12 @@ type Outcome struct {
 // Execute builds the run's workload, simulates it under its policy and
 // returns the record. Nothing is written.
 func Execute(r scenarios.Run, o Options) (*Outcome, error) {
+	return ExecuteContext(context.Background(), r, o)
+}
+
+// ExecuteContext is Execute that stops at the simulation's next event once
+// ctx is cancelled, returning ctx's cause.
+func ExecuteContext(ctx context.Context, r scenarios.Run, o Options) (*Outcome, error) {
 	w, err := r.Spec.Build(r.Seed)
 	if err != nil {
 		return nil, err
@@ -52,11 +61,18 @@ func Execute(r scenarios.Run, o Options) (*Outcome, error) {
 	var log bytes.Buffer
 	if o.Events {
 		enc := json.NewEncoder(&log)
-		cfg.OnEvent = func(e sim.Event) { _ = enc.Encode(e) }
+		cfg.OnEvent = func(e sim.Event) {
+			if log.Len() <= input.MaxRecordBytes {
+				_ = enc.Encode(e)
+			}
+		}
 	}
-	res, err := sim.Run(cfg, p)
+	res, err := sim.RunContext(ctx, cfg, p)
 	if err != nil {
 		return nil, fmt.Errorf("run %s: %w", r.ID, err)
+	}
+	if log.Len() > input.MaxRecordBytes {
+		return nil, fmt.Errorf("run %s: --events: the event log passed %s, the limit of a result file (run it without --events)", r.ID, input.Size(input.MaxRecordBytes))
 	}
 	point := map[string]any{}
 	for _, a := range r.Point {
@@ -70,9 +86,11 @@ func Execute(r scenarios.Run, o Options) (*Outcome, error) {
 }
 
 // Write stores an outcome in dir: <id>.json (the record), <id>.jobs.csv,
-// and, when present, <id>.events.jsonl and <id>.timing.csv. Each file is
-// written atomically; the record is written last, so its presence means the
-// run's files are complete.
+// and, when present, <id>.events.jsonl and <id>.timing.csv. Every file is
+// encoded before any is written, and all are put in place together
+// (atomicfile.WriteAll) with the record last, so a run that fails to
+// encode or write leaves none of its files, and a record's presence means
+// the run's files are complete.
 func Write(dir string, out *Outcome) error {
 	r := out.Record
 	base := filepath.Join(dir, r.ID)
@@ -80,31 +98,26 @@ func Write(dir string, out *Outcome) error {
 	if err := JobsCSV(&jobs, r.Result); err != nil {
 		return err
 	}
-	if err := atomicfile.Write(base+".jobs.csv", jobs.Bytes()); err != nil {
-		return err
-	}
+	files := []atomicfile.File{{Path: base + ".jobs.csv", Data: jobs.Bytes()}}
 	if len(out.Events) > 0 {
-		if err := atomicfile.Write(base+".events.jsonl", out.Events); err != nil {
-			return err
-		}
+		files = append(files, atomicfile.File{Path: base + ".events.jsonl", Data: out.Events})
 	}
 	if len(r.Result.Decisions) > 0 {
 		var t bytes.Buffer
 		if err := TimingCSV(&t, r.Result); err != nil {
 			return err
 		}
-		if err := atomicfile.Write(base+".timing.csv", t.Bytes()); err != nil {
-			return err
-		}
+		files = append(files, atomicfile.File{Path: base + ".timing.csv", Data: t.Bytes()})
 	}
 	// Solver timings are wall-clock measurements: they live in the timing
 	// file, never in the record, which must be byte-identical across runs.
 	saved := r.Result.Decisions
 	r.Result.Decisions = nil
-	defer func() { r.Result.Decisions = saved }()
 	b, err := r.Encode()
+	r.Result.Decisions = saved
 	if err != nil {
 		return err
 	}
-	return atomicfile.Write(base+".json", b)
+	files = append(files, atomicfile.File{Path: base + ".json", Data: b})
+	return atomicfile.WriteAll(files...)
 }

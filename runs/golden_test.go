@@ -37,6 +37,7 @@ var goldenScenarios = []string{"hetero.yaml", "shared.yaml", "trace.yaml"}
 // The fingerprints are of the default (CLP/CBC) build: the pure-Go LP
 // backend may pick another optimum of a degenerate LP.
 func TestGoldenFingerprints(t *testing.T) {
+	t.Parallel()
 	reg := registry.Default()
 	var got strings.Builder
 	got.WriteString("# scenario policy sha256(result)[:16] | jobs meanJCT_h makespan_h meanRho unfair% util% preempt migrate decisions\n")

@@ -1,6 +1,7 @@
 package runs
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"sync"
@@ -35,6 +36,14 @@ type GridOptions struct {
 // error lists every failed run. The whole grid's manifest is written first
 // (see WriteManifest).
 func Grid(runs []scenarios.Run, dir string, o Options, g GridOptions) ([]*Record, error) {
+	return GridContext(context.Background(), runs, dir, o, g)
+}
+
+// GridContext is Grid that stops once ctx is cancelled: no new run starts,
+// runs in progress stop at their simulation's next event and write
+// nothing, and the error wraps ctx's cause (the runs that finished before
+// keep their files).
+func GridContext(ctx context.Context, runs []scenarios.Run, dir string, o Options, g GridOptions) ([]*Record, error) {
 	whole := g.Whole
 	if whole == nil {
 		whole = runs
@@ -54,7 +63,7 @@ func Grid(runs []scenarios.Run, dir string, o Options, g GridOptions) ([]*Record
 		go func() {
 			defer wg.Done()
 			for i := range next {
-				rec, skipped, err := runOne(runs[i], dir, o, g.Force)
+				rec, skipped, err := runOne(ctx, runs[i], dir, o, g.Force)
 				out[i], errs[i] = rec, err
 				mu.Lock()
 				done++
@@ -65,14 +74,27 @@ func Grid(runs []scenarios.Run, dir string, o Options, g GridOptions) ([]*Record
 			}
 		}()
 	}
+	started := make([]bool, len(runs))
+dispatch:
 	for i := range runs {
-		next <- i
+		select {
+		case next <- i:
+			started[i] = true
+		case <-ctx.Done():
+			break dispatch
+		}
 	}
 	close(next)
 	wg.Wait()
+	if err := context.Cause(ctx); err != nil {
+		return nil, fmt.Errorf("grid stopped: %w", err)
+	}
 	var failed []error
 	var recs []*Record
 	for i, r := range out {
+		if !started[i] {
+			continue
+		}
 		if errs[i] != nil {
 			failed = append(failed, fmt.Errorf("run %s (%s, seed %d): %w", runs[i].ID, runs[i].Policy, runs[i].Seed, errs[i]))
 			continue
@@ -84,16 +106,18 @@ func Grid(runs []scenarios.Run, dir string, o Options, g GridOptions) ([]*Record
 
 // runOne returns the run's summary: read back from a complete result in dir,
 // or computed and written now.
-func runOne(r scenarios.Run, dir string, o Options, force bool) (*Record, bool, error) {
+func runOne(ctx context.Context, r scenarios.Run, dir string, o Options, force bool) (*Record, bool, error) {
 	if !force {
 		if rec, ok := Complete(dir, r.ID); ok {
 			return summaryOnly(rec), true, nil
 		}
 	}
 	removeTemps(dir, r.ID)
-	oc, err := Execute(r, o)
+	oc, err := ExecuteContext(ctx, r, o)
 	if err == nil {
-		err = Write(dir, oc)
+		if err = context.Cause(ctx); err == nil {
+			err = Write(dir, oc)
+		}
 	}
 	if err != nil {
 		return nil, false, err

@@ -5,12 +5,12 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 
 	"fairbench/internal/atomicfile"
+	"fairbench/internal/input"
 
 	"fairbench/scenarios"
 )
@@ -62,13 +62,15 @@ func WriteManifest(dir string, runs []scenarios.Run, version string) error {
 
 // readManifest reads one manifest file.
 func readManifest(path string) (*Manifest, error) {
-	b, err := os.ReadFile(path)
+	b, err := input.ReadFile(path, input.MaxRecordBytes)
 	if err != nil {
 		return nil, err
 	}
 	var m Manifest
-	if err := json.Unmarshal(b, &m); err != nil {
+	if err := jsonUnmarshal(b, &m); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return &m, nil
 }
+
+func jsonUnmarshal(b []byte, v any) error { return json.Unmarshal(b, v) }

@@ -6,9 +6,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"strconv"
 
+	"fairbench/internal/input"
 	"fairbench/sim"
 )
 
@@ -37,15 +37,31 @@ func (r *Record) Encode() ([]byte, error) {
 	return append(b, '\n'), nil
 }
 
-// ReadRecord reads a result file written by Write.
+// ReadRecord reads a result file written by Write. The policy's report
+// (Result.PolicyReport) comes back as its JSON, a json.RawMessage: only the
+// policy's registry entry knows its type, so a reader decodes it with
+// solvers.Registry.DecodeReport (package reports does).
 func ReadRecord(path string) (*Record, error) {
-	b, err := os.ReadFile(path)
+	b, err := input.ReadFile(path, input.MaxRecordBytes)
 	if err != nil {
 		return nil, err
 	}
-	var r Record
-	if err := json.Unmarshal(b, &r); err != nil {
+	var stored struct {
+		Record
+		Result *struct {
+			sim.Result
+			PolicyReport json.RawMessage `json:"policy_report,omitempty"`
+		} `json:"result"`
+	}
+	if err := json.Unmarshal(b, &stored); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	r := stored.Record
+	if res := stored.Result; res != nil {
+		r.Result = &res.Result
+		if len(res.PolicyReport) > 0 && string(res.PolicyReport) != "null" {
+			r.Result.PolicyReport = res.PolicyReport
+		}
 	}
 	if r.ID == "" || r.Result == nil {
 		return nil, fmt.Errorf("%s: not a fairbench run record (no id or result)", path)

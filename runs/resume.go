@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"fairbench/internal/input"
 )
 
 // Complete reads the result of run id from dir and reports whether it is
@@ -17,7 +19,7 @@ func Complete(dir, id string) (*Record, bool) {
 	if err != nil || rec.ID != id || len(rec.Result.Jobs) != rec.Result.Summary.Jobs {
 		return nil, false
 	}
-	csv, err := os.ReadFile(filepath.Join(dir, id+".jobs.csv"))
+	csv, err := input.ReadFile(filepath.Join(dir, id+".jobs.csv"), input.MaxRecordBytes)
 	if err != nil || bytes.Count(csv, []byte("\n")) != rec.Result.Summary.Jobs+1 {
 		return nil, false
 	}

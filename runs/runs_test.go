@@ -36,6 +36,7 @@ func readDir(t *testing.T, dir string) map[string][]byte {
 // TestGridIsByteIdentical: the same grid run twice, once on one worker and
 // once on four, gives byte-identical result files.
 func TestGridIsByteIdentical(t *testing.T) {
+	t.Parallel()
 	g, err := scenarios.Load("testdata/small.yaml")
 	if err != nil {
 		t.Fatal(err)
@@ -75,6 +76,7 @@ func TestGridIsByteIdentical(t *testing.T) {
 // TestFailedRunLeavesNothing: a run whose policy does not exist fails and
 // writes no file, while the good run beside it completes.
 func TestFailedRunLeavesNothing(t *testing.T) {
+	t.Parallel()
 	g, err := scenarios.Load("testdata/small.yaml")
 	if err != nil {
 		t.Fatal(err)
@@ -105,6 +107,7 @@ func TestFailedRunLeavesNothing(t *testing.T) {
 // taking 2 of the 4 V100s; job 1 (gang 4) no longer fits on V100 and goes
 // to the K80s at 1 step/s.
 func TestSolve(t *testing.T) {
+	t.Parallel()
 	d, err := Solve("testdata/instance.json", "srtf", registry.Default(), 0)
 	if err != nil {
 		t.Fatal(err)
@@ -119,6 +122,7 @@ func TestSolve(t *testing.T) {
 }
 
 func TestSolveRefusesBadInstances(t *testing.T) {
+	t.Parallel()
 	cases := []struct{ path, policy, want string }{
 		{"testdata/bad_instance.json", "fifo", "testdata/bad_instance.json: line 5"},
 		{"testdata/instance.json", "nope", `unknown policy "nope"`},

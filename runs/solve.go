@@ -1,16 +1,12 @@
 package runs
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"math/rand/v2"
-	"os"
 	"path/filepath"
 	"strings"
 
-	"go.yaml.in/yaml/v3"
-
+	"fairbench/internal/input"
 	"fairbench/models"
 	"fairbench/solvers"
 )
@@ -26,44 +22,21 @@ type Decision struct {
 }
 
 // ReadInstance reads an instance file: JSON, or YAML when the name ends in
-// .yaml or .yml. Unknown keys are refused.
+// .yaml or .yml, of at most input.MaxInstanceBytes. Unknown or repeated
+// keys, trailing data and values out of range are refused (see
+// models.DecodeInstance); errors start with the file name. GPU types the
+// instance does not list are the catalogue's.
 func ReadInstance(path string) (*models.Instance, error) {
-	b, err := os.ReadFile(path)
+	b, err := input.ReadFile(path, input.MaxInstanceBytes)
 	if err != nil {
 		return nil, err
 	}
-	var in models.Instance
-	switch strings.ToLower(filepath.Ext(path)) {
-	case ".yaml", ".yml":
-		dec := yaml.NewDecoder(bytes.NewReader(b))
-		dec.KnownFields(true)
-		err = dec.Decode(&in)
-	default:
-		dec := json.NewDecoder(bytes.NewReader(b))
-		dec.DisallowUnknownFields()
-		err = dec.Decode(&in)
-		err = jsonLine(b, err)
-	}
+	ext := strings.ToLower(filepath.Ext(path))
+	in, err := models.DecodeInstance(b, ext == ".yaml" || ext == ".yml", models.Catalogue().GPUTypes)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	return &in, nil
-}
-
-// jsonLine adds the line number to a JSON syntax or type error.
-func jsonLine(b []byte, err error) error {
-	var off int64 = -1
-	switch e := err.(type) {
-	case *json.SyntaxError:
-		off = e.Offset
-	case *json.UnmarshalTypeError:
-		off = e.Offset
-	}
-	if off < 0 {
-		return err
-	}
-	line := 1 + bytes.Count(b[:min(int(off), len(b))], []byte("\n"))
-	return fmt.Errorf("line %d: %w", line, err)
+	return in, nil
 }
 
 // Solve asks one policy for one decision on the instance in path.

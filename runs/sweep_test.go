@@ -26,6 +26,7 @@ func sweep(t *testing.T) []scenarios.Run {
 // and with costs 10 and 30 the shards' work differs by at most one run's
 // cost (greedy largest-first onto the least-loaded shard).
 func TestShardsCoverEveryRunOnce(t *testing.T) {
+	t.Parallel()
 	runs := sweep(t)
 	for n := 1; n <= 16; n++ {
 		seen := map[string]int{}
@@ -53,6 +54,7 @@ func TestShardsCoverEveryRunOnce(t *testing.T) {
 }
 
 func TestParseShard(t *testing.T) {
+	t.Parallel()
 	if i, n, err := ParseShard("2/4"); err != nil || i != 2 || n != 4 {
 		t.Errorf("2/4: %d %d %v", i, n, err)
 	}
@@ -67,6 +69,7 @@ func TestParseShard(t *testing.T) {
 // and merged gives the same files, byte for byte, as one run of the whole
 // grid.
 func TestShardedMergeIsByteIdentical(t *testing.T) {
+	t.Parallel()
 	runs := sweep(t)
 	o := options()
 	whole := t.TempDir()
@@ -102,6 +105,7 @@ func TestShardedMergeIsByteIdentical(t *testing.T) {
 
 // TestMergeReportsMissingAndRefusesConflicts.
 func TestMergeReportsMissingAndRefusesConflicts(t *testing.T) {
+	t.Parallel()
 	runs := sweep(t)[:4]
 	o := options()
 	a, b := t.TempDir(), t.TempDir()
@@ -125,7 +129,7 @@ func TestMergeReportsMissingAndRefusesConflicts(t *testing.T) {
 		t.Fatal(err)
 	}
 	dst := filepath.Join(t.TempDir(), "m")
-	if _, err := Merge(dst, []string{a, b}); err == nil || !strings.Contains(err.Error(), "differs between") {
+	if _, err := Merge(dst, []string{a, b}); err == nil || !strings.Contains(err.Error(), ".json differ (the same run must have the same files") {
 		t.Errorf("conflict: got %v", err)
 	}
 	if _, err := os.Stat(dst); !os.IsNotExist(err) {
@@ -136,6 +140,7 @@ func TestMergeReportsMissingAndRefusesConflicts(t *testing.T) {
 // TestResumeSkipsCompleteRuns: a second pass computes nothing; a damaged
 // result (a truncated jobs CSV) is recomputed; --force recomputes all.
 func TestResumeSkipsCompleteRuns(t *testing.T) {
+	t.Parallel()
 	runs := sweep(t)[:6]
 	dir := t.TempDir()
 	o := options()

@@ -18,6 +18,7 @@ func rec(policy string, seed int64, point map[string]any, jct float64) *Record {
 // seed of srtf prints its value alone. Without grid axes there is no point
 // heading and no point column.
 func TestTableMeanAndSpread(t *testing.T) {
+	t.Parallel()
 	var b strings.Builder
 	recs := []*Record{rec("fifo", 1, nil, 3600), rec("fifo", 2, nil, 7200), rec("srtf", 1, nil, 1800)}
 	if err := Table(&b, recs, texttable.DefaultWidth); err != nil {
@@ -50,6 +51,7 @@ func TestTableMeanAndSpread(t *testing.T) {
 // Grid points become headings, their policies under them; every line
 // fits 100 columns, and width 0 prints every column.
 func TestTableGridPoints(t *testing.T) {
+	t.Parallel()
 	var recs []*Record
 	for _, rate := range []float64{2, 6} {
 		pt := map[string]any{"workload.arrival_rate_per_hour": rate, "seed": 1.0, "policies": "x"}

@@ -1,13 +1,12 @@
 package scenarios
 
 import (
-	"bytes"
 	"fmt"
-	"os"
 	"sort"
 	"strings"
 	"time"
 
+	"fairbench/internal/input"
 	"fairbench/models"
 )
 
@@ -61,19 +60,23 @@ func (w *Workload) Options(policy string) map[string]any { return w.PolicyOption
 func (s *Spec) Build(seed int64) (*Workload, error) {
 	cat := s.cat
 	if cat == nil {
-		c, err := declareGPUTypes(models.Catalogue(), map[string]any{"gpu_types": s.gpuTypesAny()}, nil, s.src)
+		decl := map[string]any{"gpu_types": s.gpuTypesAny(), "job_types": s.jobTypesAny()}
+		c, err := declareGPUTypes(models.Catalogue(), decl, nil, s.src)
 		if err != nil {
+			return nil, err
+		}
+		if c, err = declareJobTypes(c, decl, nil, s.src); err != nil {
 			return nil, err
 		}
 		cat = &c
 	}
 	var fileMatrix *models.Matrix
 	if s.Throughputs != DefaultThroughputs && s.Throughputs != "" {
-		data, err := os.ReadFile(s.Throughputs)
+		data, err := input.ReadFile(s.Throughputs, input.MaxThroughputsBytes)
 		if err != nil {
 			return nil, s.src.locate(errf("throughputs", "%v", err))
 		}
-		if fileMatrix, err = models.ReadGavelThroughputsFor(bytes.NewReader(data), s.Throughputs, cat.GPUTypes); err != nil {
+		if fileMatrix, err = readThroughputs(data, s.Throughputs, *cat); err != nil {
 			return nil, s.src.locate(errf("throughputs", "%v", err))
 		}
 	}
@@ -116,7 +119,10 @@ func (s *Spec) Build(seed int64) (*Workload, error) {
 	var named []string // users named by the trace, in order of first appearance
 	switch s.Workload.Generator {
 	case GeneratorPhilly:
-		w.Jobs = s.philly(e, seed)
+		var ferr *fieldError
+		if w.Jobs, ferr = s.philly(e, seed); ferr != nil {
+			return nil, s.src.locate(ferr)
+		}
 	case GeneratorTrace:
 		tr, err := ReadTrace(s.Workload.Trace, s.Workload.TraceFormat)
 		if err != nil {
@@ -130,10 +136,28 @@ func (s *Spec) Build(seed int64) (*Workload, error) {
 	s.assignUsers(w, named, seed)
 	for i := range w.Jobs {
 		if err := w.Jobs[i].Validate(); err != nil {
-			panic(fmt.Sprintf("scenarios: built an invalid job: %v", err)) // the readers and generator prevent this
+			// The readers and the generator prevent this; an error (not a
+			// panic) keeps one bad run from taking a grid down.
+			return nil, s.src.locate(errf("workload", "built an invalid job: %v", err))
 		}
 	}
 	return w, nil
+}
+
+// tooLong explains why job j runs longer than models.MaxHorizon alone on its
+// fastest GPU type of the cluster; "" when it does not.
+func (e *env) tooLong(j *models.Job) string {
+	best, on := 0.0, ""
+	for _, g := range e.cluster.TypeNames() {
+		if t := models.ThroughputOn(e.cluster, e.matrix, e.jobTypes, j, g); t > best {
+			best, on = t, g
+		}
+	}
+	if best <= 0 || j.Steps/best <= models.MaxHorizonSeconds {
+		return ""
+	}
+	return fmt.Sprintf("%s with %g steps runs %.4g s alone on its fastest GPU type here (%s, %g steps/s), more than %s (%g s), the limit",
+		j.Type, j.Steps, j.Steps/best, on, best, models.Describe(models.MaxHorizon), models.MaxHorizonSeconds)
 }
 
 // traceJobs checks a trace's jobs against the cluster and returns them
@@ -144,7 +168,7 @@ func (s *Spec) traceJobs(e *env, tr *Trace) ([]models.Job, []string, int, error)
 	var tjs []TraceJob
 	unrunnable := 0
 	for _, tj := range tr.Jobs {
-		j := models.Job{Type: tj.Type, Gang: tj.Gang, MemoryGB: tj.MemoryGB}
+		j := models.Job{Type: tj.Type, Gang: tj.Gang, MemoryGB: tj.MemoryGB, Steps: tj.Steps}
 		if _, ok := e.jobTypes[j.Type]; !ok {
 			return nil, nil, 0, &Error{File: tr.File, Line: tj.Line, Path: "job type",
 				Reason: fmt.Sprintf("unknown job type %q (known: %s)", j.Type, knownList(e.known))}
@@ -157,6 +181,12 @@ func (s *Spec) traceJobs(e *env, tr *Trace) ([]models.Job, []string, int, error)
 			return nil, nil, 0, &Error{File: tr.File, Line: tj.Line, Path: "job",
 				Reason: fmt.Sprintf("%s with gang %d cannot run on any GPU type of this cluster: %s (workload.unrunnable: skip leaves such jobs out)",
 					j.Type, j.Gang, e.whyNot(&j))}
+		}
+		if j.Steps == 0 {
+			j.Steps = stepsFor(tj.DurationSeconds, e.reference(s.Workload.ReferenceGPU, &j))
+		}
+		if why := e.tooLong(&j); why != "" {
+			return nil, nil, 0, &Error{File: tr.File, Line: tj.Line, Path: "job", Reason: why}
 		}
 		tjs = append(tjs, tj)
 	}
@@ -178,6 +208,10 @@ func (s *Spec) traceJobs(e *env, tr *Trace) ([]models.Job, []string, int, error)
 			j.Steps = stepsFor(tj.DurationSeconds, e.reference(s.Workload.ReferenceGPU, &j))
 		}
 		if tj.User != "" && !seen[tj.User] {
+			if len(named) == MaxUsers {
+				return nil, nil, 0, &Error{File: tr.File, Line: tj.Line, Path: ColUser,
+					Reason: fmt.Sprintf("user %q is the trace's %dth distinct user, more than the limit of %d", tj.User, MaxUsers+1, MaxUsers)}
+			}
 			seen[tj.User] = true
 			named = append(named, tj.User)
 		}

@@ -9,8 +9,9 @@ import (
 )
 
 func TestBuildWorkload(t *testing.T) {
+	t.Parallel()
 	g := load(t, "testdata/grid.yaml")
-	r := g.Runs[len(g.Runs)-1] // count 2, sjf, seed 2, rate 4.5
+	r := g.Runs[len(g.Runs)-1] // count 2, tiresias, seed 2, rate 4.5
 	w := build(t, r)
 	if w.Name != "grid" || w.Seed != 2 || w.Round != 360*time.Second || w.BandwidthGBPerSecond != 2.5 {
 		t.Errorf("workload header %q %d %v %v", w.Name, w.Seed, w.Round, w.BandwidthGBPerSecond)
@@ -38,8 +39,8 @@ func TestBuildWorkload(t *testing.T) {
 	if !reflect.DeepEqual(w.Restore, wantRestore) {
 		t.Errorf("restore %v, want %v", w.Restore, wantRestore)
 	}
-	if o := w.Options("sjf"); o["preemptive"] != false || !reflect.DeepEqual(o["thresholds"], []any{3600, 7200}) {
-		t.Errorf("sjf options %#v", o)
+	if o := w.Options("tiresias"); o["promote_knob"] != 0 || !reflect.DeepEqual(o["thresholds"], []any{3600, 7200}) {
+		t.Errorf("tiresias options %#v", o)
 	}
 	if o := w.Options("fifo"); o != nil {
 		t.Errorf("fifo options %v", o)
@@ -50,6 +51,7 @@ func TestBuildWorkload(t *testing.T) {
 }
 
 func TestBuildUniformUsers(t *testing.T) {
+	t.Parallel()
 	g := parse(t, okCluster+"user_count: 4\nworkload: {jobs: 400, user_assignment: uniform}\n", "s.yaml")
 	w := build(t, g.Runs[0])
 	count := map[string]int{}
@@ -68,16 +70,18 @@ func TestBuildUniformUsers(t *testing.T) {
 
 // TestBuildChecksSpec: Build validates a spec changed in code.
 func TestBuildChecksSpec(t *testing.T) {
+	t.Parallel()
 	s := parse(t, okCluster, "s.yaml").Runs[0].Spec
 	s.Cluster.Servers[1].GPUsPerServer = 0
 	_, err := s.Build(0)
 	wantError(t, err, "s.yaml:4: cluster.servers[1].gpus_per_server: must be ≥ 1")
 	var zero Spec
 	_, err = zero.Build(0)
-	wantError(t, err, "round_seconds: must be > 0")
+	wantError(t, err, "round_seconds: must be between 1 and 86400 seconds (a day), got 0")
 }
 
 func TestBuildThroughputFile(t *testing.T) {
+	t.Parallel()
 	// A Gavel-format file adds a job type the catalogue lacks.
 	dir := t.TempDir()
 	writeFile(t, dir+"/tp.json", `{"v100": {"('Extra', 1)": {"null": 2.5}}}`)
@@ -105,6 +109,7 @@ func TestBuildThroughputFile(t *testing.T) {
 // TestDefaultScenario: the built-in default's shape, built against the
 // test catalogue (it uses only V100, P100 and K80).
 func TestDefaultScenario(t *testing.T) {
+	t.Parallel()
 	d := Default()
 	if len(d.Runs) != 1 || d.Runs[0].Policy != "" || d.File != "" {
 		t.Fatalf("default: %d runs, policy %q", len(d.Runs), d.Runs[0].Policy)
@@ -133,6 +138,7 @@ func TestDefaultScenario(t *testing.T) {
 // TestDefaultWithCatalogue builds the default against the built-in
 // catalogue once it holds the default cluster's GPU types.
 func TestDefaultWithCatalogue(t *testing.T) {
+	t.Parallel()
 	cat := models.Catalogue()
 	if len(cat.GPUTypes) == 0 || cat.Matrix.Len() == 0 {
 		t.Skip("the built-in catalogue is still empty")

@@ -1,7 +1,9 @@
 package scenarios
 
 import (
+	"maps"
 	"path/filepath"
+	"slices"
 
 	"fairbench/calibrate"
 	"fairbench/models"
@@ -41,7 +43,7 @@ func calibrated(f *figures, path string) (*figures, *fieldError) {
 	for k, t := range f.jobTypes {
 		out.jobTypes[k] = t
 	}
-	for _, name := range sortedKeys(a.Memory) {
+	for _, name := range slices.Sorted(maps.Keys(a.Memory)) {
 		t, ok := out.jobTypes[name]
 		if !ok {
 			return nil, errf("calibration", "%s measured the memory of job type %q, which the scenario does not know (known: %s); name the merge's throughputs file too",

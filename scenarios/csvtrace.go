@@ -6,6 +6,9 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"fairbench/internal/input"
+	"fairbench/models"
 )
 
 // CSV trace columns.
@@ -48,7 +51,7 @@ var csvColumns = []string{ColArrival, ColUser, ColJobType, ColGang, ColSteps, Co
 // missing column, a row with the wrong number of columns, an unparsable,
 // non-finite or out-of-range number, an empty job type or user.
 func ReadCSVTrace(r io.Reader, name string) (*Trace, error) {
-	cr := csv.NewReader(r)
+	cr := csv.NewReader(input.Lines(r, input.MaxLineBytes))
 	cr.Comment = '#'
 	cr.FieldsPerRecord = -1
 	cr.TrimLeadingSpace = true
@@ -94,71 +97,97 @@ func ReadCSVTrace(r io.Reader, name string) (*Trace, error) {
 			return nil, csvError(name, err)
 		}
 		line, _ := cr.FieldPos(0)
+		if len(tr.Jobs) >= MaxJobs {
+			return nil, &Error{File: name, Line: line, Reason: fmt.Sprintf("more than %d jobs, the limit", MaxJobs)}
+		}
 		if len(rec) != len(header) {
 			return nil, &Error{File: name, Line: line, Path: "columns",
 				Reason: fmt.Sprintf("got %d columns, want %d (%s)", len(rec), len(header), strings.Join(header, ","))}
 		}
-		bad := func(c, format string, args ...any) error {
-			return &Error{File: name, Line: line, Path: c, Reason: fmt.Sprintf(format, args...)}
-		}
-		get := func(c string) (string, bool) {
-			i, ok := col[c]
-			if !ok {
-				return "", false
-			}
-			return strings.TrimSpace(rec[i]), true
-		}
-		j := TraceJob{Line: line}
-		v, _ := get(ColArrival)
-		arrival, err := number(v)
-		if err != nil || arrival < 0 {
-			return nil, bad(ColArrival, "must be a finite number of seconds ≥ 0, got %q", v)
-		}
-		j.Arrival = seconds(arrival)
-		if j.Type, _ = get(ColJobType); j.Type == "" {
-			return nil, bad(ColJobType, "empty job type")
-		}
-		v, _ = get(ColGang)
-		gang, err := wholeNumber(v)
-		if err != nil || gang < 1 || gang > 1<<30 {
-			return nil, bad(ColGang, "must be a whole number ≥ 1, got %q", v)
-		}
-		j.Gang = int(gang)
-		if v, ok := get(ColSteps); ok {
-			if j.Steps, err = number(v); err != nil || j.Steps <= 0 {
-				return nil, bad(ColSteps, "must be a finite number > 0, got %q", v)
-			}
-		}
-		if v, ok := get(ColDuration); ok {
-			if j.DurationSeconds, err = number(v); err != nil || j.DurationSeconds <= 0 {
-				return nil, bad(ColDuration, "must be a finite number of seconds > 0, got %q", v)
-			}
-		}
-		if v, ok := get(ColUser); ok {
-			if v == "" {
-				return nil, bad(ColUser, "empty user (the column exists, so every row needs one)")
-			}
-			j.User = v
-		}
-		if v, ok := get(ColPriority); ok && v != "" {
-			if j.Priority, err = number(v); err != nil || j.Priority < 0 {
-				return nil, bad(ColPriority, "must be a finite number ≥ 0, got %q", v)
-			}
-		}
-		if v, ok := get(ColMemory); ok && v != "" {
-			if j.MemoryGB, err = number(v); err != nil || j.MemoryGB < 0 {
-				return nil, bad(ColMemory, "must be a finite number of GB ≥ 0, got %q", v)
-			}
+		j, err := csvRow{name: name, line: line, rec: rec, col: col}.job()
+		if err != nil {
+			return nil, err
 		}
 		tr.Jobs = append(tr.Jobs, j)
 	}
 	return tr, nil
 }
 
+// csvRow is one data row of a CSV trace.
+type csvRow struct {
+	name string
+	line int
+	rec  []string
+	col  map[string]int
+}
+
+func (r csvRow) get(c string) (string, bool) {
+	i, ok := r.col[c]
+	if !ok {
+		return "", false
+	}
+	return strings.TrimSpace(r.rec[i]), true
+}
+
+func (r csvRow) bad(c, format string, args ...any) error {
+	return &Error{File: r.name, Line: r.line, Path: c, Reason: fmt.Sprintf(format, args...)}
+}
+
+// job reads the row's job, each column within its limits.
+func (r csvRow) job() (TraceJob, error) {
+	j := TraceJob{Line: r.line}
+	v, _ := r.get(ColArrival)
+	arrival, ok := within(v, 0, models.MaxHorizonSeconds)
+	if !ok {
+		return j, r.bad(ColArrival, "must be a finite number of seconds between 0 and %g (%s), got %q", models.MaxHorizonSeconds, models.Describe(models.MaxHorizon), v)
+	}
+	j.Arrival = seconds(arrival)
+	if j.Type, _ = r.get(ColJobType); j.Type == "" {
+		return j, r.bad(ColJobType, "empty job type")
+	}
+	v, _ = r.get(ColGang)
+	gang, err := wholeNumber(v)
+	if err != nil || gang < 1 || gang > models.MaxGPUs {
+		return j, r.bad(ColGang, "must be a whole number between 1 and %d, got %q", models.MaxGPUs, v)
+	}
+	j.Gang = int(gang)
+	if v, ok := r.get(ColSteps); ok {
+		if j.Steps, ok = within(v, 0, models.MaxSteps); !ok || j.Steps == 0 {
+			return j, r.bad(ColSteps, "must be a finite number > 0 and at most %g, got %q", float64(models.MaxSteps), v)
+		}
+	}
+	if v, ok := r.get(ColDuration); ok {
+		if j.DurationSeconds, ok = within(v, 0, models.MaxHorizonSeconds); !ok || j.DurationSeconds == 0 {
+			return j, r.bad(ColDuration, "must be a finite number of seconds > 0 and at most %g (%s), got %q", models.MaxHorizonSeconds, models.Describe(models.MaxHorizon), v)
+		}
+	}
+	if v, ok := r.get(ColUser); ok {
+		if v == "" {
+			return j, r.bad(ColUser, "empty user (the column exists, so every row needs one)")
+		}
+		j.User = v
+	}
+	if v, ok := r.get(ColPriority); ok && v != "" {
+		if j.Priority, ok = priority(v); !ok {
+			return j, r.bad(ColPriority, "must be 0 or a finite number between %g and %g, got %q", models.MinWeight, float64(models.MaxWeight), v)
+		}
+	}
+	if v, ok := r.get(ColMemory); ok && v != "" {
+		if j.MemoryGB, ok = within(v, 0, models.MaxMemoryGB); !ok {
+			return j, r.bad(ColMemory, "must be a finite number of GB between 0 and %g, got %q", float64(models.MaxMemoryGB), v)
+		}
+	}
+	return j, nil
+}
+
 func csvError(name string, err error) error {
 	var pe *csv.ParseError
-	if errors.As(err, &pe) {
+	var long *input.LineTooLongError
+	switch {
+	case errors.As(err, &long):
+		return &Error{File: name, Line: long.Line, Reason: long.Error()}
+	case errors.As(err, &pe):
 		return &Error{File: name, Line: pe.Line, Reason: "malformed CSV: " + pe.Err.Error()}
 	}
-	return &Error{File: name, Reason: "reading: " + err.Error()}
+	return &Error{File: name, Reason: "reading: " + strings.TrimPrefix(err.Error(), name+": ")}
 }

@@ -6,16 +6,23 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"io"
+	"maps"
 	"math"
-	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
+	"slices"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/go-viper/mapstructure/v2"
 
+	"fairbench/internal/input"
 	"fairbench/models"
+	"fairbench/solvers"
+	"fairbench/solvers/registry"
 )
 
 // Grid is a scenario file expanded into runs. Every key written as a list in
@@ -41,6 +48,7 @@ type Grid struct {
 	axes  []*axisDef // in walk order; tmpl's axisRefs index this
 	cat   models.Catalog
 	check bool
+	reg   *solvers.Registry // policy names and options are checked against it
 }
 
 // Axis is one key written as a list.
@@ -106,11 +114,12 @@ type source struct {
 // run against the built-in catalogue (models.Catalogue).
 func Load(path string) (*Grid, error) { return LoadWith(path, models.Catalogue()) }
 
-// LoadWith is Load against the catalogue cat.
+// LoadWith is Load against the catalogue cat. A file of more than
+// input.MaxScenarioBytes is refused.
 func LoadWith(path string, cat models.Catalog) (*Grid, error) {
-	data, err := os.ReadFile(path)
+	data, err := input.ReadFile(path, input.MaxScenarioBytes)
 	if err != nil {
-		return nil, &Error{File: path, Reason: err.Error()}
+		return nil, &Error{File: path, Reason: strings.TrimPrefix(err.Error(), path+": ")}
 	}
 	return ParseWith(data, path, cat)
 }
@@ -146,8 +155,11 @@ func newGrid(data []byte, name string, cat models.Catalog, check bool) (*Grid, e
 	if cat, err = declareGPUTypes(cat, m, w.axes, src); err != nil {
 		return nil, err
 	}
+	if cat, err = declareJobTypes(cat, m, w.axes, src); err != nil {
+		return nil, err
+	}
 	g := &Grid{
-		File: name, Base: base, tmpl: m, axes: w.axes, cat: cat, check: check, src: src,
+		File: name, Base: base, tmpl: m, axes: w.axes, cat: cat, check: check, src: src, reg: registry.Default(),
 	}
 	if err := g.checkTemplate(); err != nil {
 		return nil, err
@@ -211,8 +223,10 @@ func (g *Grid) withAxis(key string, vals []any, wrap bool) (*Grid, error) {
 }
 
 // checkTemplate checks what holds for the whole file rather than per run:
-// distinct, non-empty policy names, and policy_options naming only listed
-// policies.
+// distinct, non-empty, registered policy names, and policy_options naming
+// only listed (and registered) policies, with options each policy accepts:
+// the policy is built with them, so a typo is an error with its line now
+// rather than a failed run later.
 func (g *Grid) checkTemplate() error {
 	var policies []string
 	if ref, ok := g.tmpl["policies"].(*axisRef); ok {
@@ -226,12 +240,17 @@ func (g *Grid) checkTemplate() error {
 			if seen[p] {
 				return g.locate(errf(path, "duplicate policy %q", p))
 			}
+			if g.reg != nil {
+				if _, ok := g.reg.Lookup(p); !ok {
+					return g.locate(errf(path, "unknown policy %q (known: %s)", p, strings.Join(g.reg.Names(), ", ")))
+				}
+			}
 			seen[p] = true
 			policies = append(policies, p)
 		}
 	}
 	if opts, ok := g.tmpl["policy_options"].(map[string]any); ok {
-		for _, name := range sortedKeys(opts) {
+		for _, name := range slices.Sorted(maps.Keys(opts)) {
 			path := field("policy_options", name, true)
 			if err := checkOpaque(opts[name], path); err != nil {
 				return g.locate(err)
@@ -240,9 +259,55 @@ func (g *Grid) checkTemplate() error {
 				return g.locate(errf(path, "options for policy %q, which is not in policies (%s)",
 					name, strings.Join(policies, ", ")))
 			}
+			if err := g.checkOptions(name, path, opts[name]); err != nil {
+				return err
+			}
 		}
 	}
 	return nil
+}
+
+// buildPolicy builds policy name with options; a policy that panics on
+// them is reported as an error, not allowed to take the process down.
+func buildPolicy(reg *solvers.Registry, name string, options map[string]any) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("policy %s: panicked on these options: %v", name, r)
+		}
+	}()
+	_, err = reg.New(name, solvers.Config{Options: options, Rand: Stream(0, "policy"),
+		Restore: func(models.JobType) time.Duration { return 0 }})
+	return err
+}
+
+// invalidKeys finds the keys mapstructure names in "has invalid keys: a, b".
+var invalidKeys = regexp.MustCompile(`invalid keys: ([^\n]+)`)
+
+// checkOptions builds policy name with its options, naming the line of
+// the first offending key when the policy refuses one.
+func (g *Grid) checkOptions(name, path string, opts any) error {
+	if g.reg == nil {
+		return nil
+	}
+	if _, ok := g.reg.Lookup(name); !ok {
+		return g.locate(errf(path, "options for unknown policy %q (known: %s)", name, strings.Join(g.reg.Names(), ", ")))
+	}
+	m, _ := opts.(map[string]any)
+	err := buildPolicy(g.reg, name, m)
+	if err == nil {
+		return nil
+	}
+	where := path
+	if k := invalidKeys.FindStringSubmatch(err.Error()); k != nil {
+		first := strings.TrimSpace(strings.Split(k[1], ",")[0])
+		if _, ok := g.src.lines[field(path, first, true)]; ok {
+			where = field(path, first, true)
+		}
+	}
+	// mapstructure's message spans lines; one line reads better.
+	msg := strings.ReplaceAll(err.Error(), "decoding failed due to the following error(s):", "")
+	msg = strings.ReplaceAll(msg, "'' has invalid keys:", "unknown option keys:")
+	return g.locate(errf(where, "%s", strings.Join(strings.Fields(msg), " ")))
 }
 
 // checkOpaque refuses what a canonical JSON encoding cannot hold: NaN,
@@ -254,7 +319,7 @@ func checkOpaque(v any, path string) *fieldError {
 			return errf(path, "must be a finite number, got %v", x)
 		}
 	case map[string]any:
-		for _, k := range sortedKeys(x) {
+		for _, k := range slices.Sorted(maps.Keys(x)) {
 			if err := checkOpaque(x[k], field(path, k, true)); err != nil {
 				return err
 			}
@@ -295,7 +360,7 @@ func (g *Grid) expand() error {
 		}
 	}
 	files := newInputCache()
-	files.gpuTypes = g.cat.GPUTypes
+	files.cat = g.cat
 	files.catalogue = newFigures(g.cat, nil)
 	catFP := catalogueFingerprint(g.cat)
 	point := make([]int, len(g.axes))
@@ -344,6 +409,9 @@ func (g *Grid) makeRun(point, ord []int, files *inputCache, catFP string) (Run, 
 		pt = append(pt, AxisValue{Path: g.axes[k].path, Value: g.axes[k].values[point[k]]})
 	}
 	tree := instantiate(g.tmpl, g.axes, point).(map[string]any)
+	if n, ok := tree["user_count"].(int64); ok && n == 0 {
+		return Run{}, g.locateAt(errf("user_count", "must be ≥ 1, got 0 (omit the key for the default)"), pt)
+	}
 	applyDefaults(tree)
 	var s Spec
 	dec, err := mapstructure.NewDecoder(&mapstructure.DecoderConfig{Result: &s, ErrorUnused: true})
@@ -394,8 +462,12 @@ func (g *Grid) makeRun(point, ord []int, files *inputCache, catFP string) (Run, 
 		run.Inputs = append(run.Inputs, Input{Role: "trace", Path: s.Workload.Trace, SHA256: in.sha})
 	}
 	if g.check {
-		if _, ferr := s.validate(figs); ferr != nil {
+		e, ferr := s.validate(figs)
+		if ferr != nil {
 			return Run{}, g.locateAt(ferr, pt)
+		}
+		if err := files.checkTrace(&s, e); err != nil {
+			return Run{}, err
 		}
 	}
 	run.Spec = s
@@ -579,8 +651,11 @@ func catalogueFingerprint(cat models.Catalog) string {
 // inputCache reads each referenced file once per grid.
 type inputCache struct {
 	files     map[string]*inputFile
-	catalogue *figures         // the catalogue alone
-	gpuTypes  []models.GPUType // the GPU types a throughputs file may name
+	catalogue *figures       // the catalogue alone
+	cat       models.Catalog // the GPU and job types a throughputs file may name
+	traces    map[string]*Trace
+	traceErrs map[string]error
+	checked   map[string]error // trace checks done, by setting
 	// calibrated: figures with a calibration record applied (calibration.go)
 	calibrated map[calibratedKey]*figures
 }
@@ -592,7 +667,10 @@ type inputFile struct {
 	err     error
 }
 
-func newInputCache() *inputCache { return &inputCache{files: map[string]*inputFile{}} }
+func newInputCache() *inputCache {
+	return &inputCache{files: map[string]*inputFile{}, traces: map[string]*Trace{},
+		traceErrs: map[string]error{}, checked: map[string]error{}}
+}
 
 func (c *inputCache) get(path string, throughputs bool) (*inputFile, error) {
 	key := fmt.Sprintf("%t\x00%s", throughputs, path)
@@ -601,26 +679,82 @@ func (c *inputCache) get(path string, throughputs bool) (*inputFile, error) {
 	}
 	f := &inputFile{}
 	c.files[key] = f
-	data, err := os.ReadFile(path)
+	if throughputs {
+		data, err := input.ReadFile(path, input.MaxThroughputsBytes)
+		if err != nil {
+			f.err = err
+			return f, err
+		}
+		sum := sha256.Sum256(data)
+		f.sha = hex.EncodeToString(sum[:])
+		f.matrix, f.err = readThroughputs(data, path, c.cat)
+		return f, f.err
+	}
+	// A trace is only hashed here (Build reads it): streamed, within its limit.
+	r, err := input.OpenLimit(path, input.MaxTraceBytes)
 	if err != nil {
 		f.err = err
 		return f, err
 	}
-	sum := sha256.Sum256(data)
-	f.sha = hex.EncodeToString(sum[:])
-	if throughputs {
-		f.matrix, f.err = models.ReadGavelThroughputsFor(bytes.NewReader(data), path, c.gpuTypes)
+	defer r.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, r); err != nil {
+		f.err = err
+		return f, err
 	}
-	return f, f.err
+	f.sha = hex.EncodeToString(h.Sum(nil))
+	return f, nil
 }
 
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
+// checkTrace reads the trace of a trace run (once per file and format)
+// and checks its jobs against the run's cluster and figures (once per
+// distinct setting), so that a bad trace is refused when the scenario is
+// loaded, naming its line, before any run starts or any file is written.
+func (c *inputCache) checkTrace(s *Spec, e *env) error {
+	if s.Workload.Generator != GeneratorTrace {
+		return nil
 	}
-	sort.Strings(out)
-	return out
+	key := s.Workload.TraceFormat + "\x00" + s.Workload.Trace
+	tr, ok := c.traces[key]
+	if !ok {
+		var err error
+		tr, err = ReadTrace(s.Workload.Trace, s.Workload.TraceFormat)
+		c.traces[key], c.traceErrs[key] = tr, err
+	}
+	if err := c.traceErrs[key]; err != nil {
+		return err
+	}
+	// The checks depend on the cluster, the figures, the users and the
+	// workload keys; the same combination is checked once.
+	b, _ := json.Marshal([]any{s.Cluster, s.Users, s.Workload, s.Throughputs})
+	ck := string(b)
+	if err, done := c.checked[ck]; done {
+		return err
+	}
+	_, _, _, err := s.traceJobs(e, tr)
+	c.checked[ck] = err
+	return err
+}
+
+// readThroughputs reads a Gavel-format throughput file against cat: its
+// GPU keys must name cat's GPU types and its job types be cat's (the
+// catalogue's or declared under job_types).
+func readThroughputs(data []byte, path string, cat models.Catalog) (*models.Matrix, error) {
+	m, err := models.ReadGavelThroughputsFor(bytes.NewReader(data), path, cat.GPUTypes)
+	if err != nil {
+		return nil, err
+	}
+	known := map[string]bool{}
+	for _, t := range cat.JobTypes {
+		known[t.Name] = true
+	}
+	for _, k := range m.Keys() {
+		if !known[k.Job] {
+			return nil, fmt.Errorf("%s: job type %q (figure for %v) is neither a catalogue job type nor declared under job_types in the scenario; declare a newly measured model there (see 'fairbench list jobs')",
+				path, k.Job, k)
+		}
+	}
+	return m, nil
 }
 
 func contains(list []string, s string) bool {
@@ -630,6 +764,52 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// declareJobTypes adds the file's job_types to the catalogue. They hold for
+// the whole grid, so none of their fields may be a grid axis.
+func declareJobTypes(cat models.Catalog, tmpl map[string]any, axes []*axisDef, src *source) (models.Catalog, error) {
+	for _, a := range axes {
+		if strings.HasPrefix(a.path, "job_types") {
+			return cat, src.locate(errf(a.path, "may not be a grid axis (job_types hold for the whole grid)"))
+		}
+	}
+	list, _ := tmpl["job_types"].([]any)
+	if len(list) == 0 {
+		return cat, nil
+	}
+	out := cat
+	out.JobTypes = append([]models.JobType(nil), cat.JobTypes...)
+	for i, v := range list {
+		p := index("job_types", i)
+		var t JobTypeSpec
+		if err := mapstructure.Decode(v, &t); err != nil {
+			return cat, src.locate(errf(p, "%v", err))
+		}
+		if strings.TrimSpace(t.Name) == "" {
+			return cat, src.locate(errf(p+".name", "required: the job type's name"))
+		}
+		jt := models.JobType{Name: t.Name, MemoryGB: t.MemoryGB, StateGB: t.StateGB, Source: t.Source}
+		if err := jt.Validate(); err != nil {
+			return cat, src.locate(errf(p, "%v", err))
+		}
+		for _, o := range out.JobTypes {
+			if o.Name == t.Name {
+				return cat, src.locate(errf(p+".name", "%q is already a job type", t.Name))
+			}
+		}
+		out.JobTypes = append(out.JobTypes, jt)
+	}
+	return out, nil
+}
+
+// jobTypesAny is JobTypes in the template's untyped form.
+func (s *Spec) jobTypesAny() []any {
+	var out []any
+	for _, t := range s.JobTypes {
+		out = append(out, map[string]any{"name": t.Name, "memory_gb": t.MemoryGB, "state_gb": t.StateGB, "source": t.Source})
+	}
+	return out
 }
 
 // declareGPUTypes adds the file's gpu_types to the catalogue. They hold for

@@ -18,6 +18,7 @@ func ids(g *Grid) []string {
 }
 
 func TestGridExpansion(t *testing.T) {
+	t.Parallel()
 	g := load(t, "testdata/grid.yaml")
 	// 2 V100 counts × 2 arrival rates × 3 seeds × 2 policies.
 	if len(g.Runs) != 2*2*3*2 {
@@ -25,7 +26,7 @@ func TestGridExpansion(t *testing.T) {
 	}
 	wantAxes := []Axis{
 		{Path: "cluster.servers[0].count", Values: []any{int64(1), int64(2)}},
-		{Path: "policies", Values: []any{"fifo", "sjf"}},
+		{Path: "policies", Values: []any{"fifo", "tiresias"}},
 		{Path: "seed", Values: []any{int64(0), int64(1), int64(2)}},
 		{Path: "workload.arrival_rate_per_hour", Values: []any{0.0, 4.5}},
 	}
@@ -41,7 +42,7 @@ func TestGridExpansion(t *testing.T) {
 		// The first axis varies slowest, the last fastest.
 		want := []AxisValue{
 			{"cluster.servers[0].count", int64(1 + i/12)},
-			{"policies", []string{"fifo", "sjf"}[i/6%2]},
+			{"policies", []string{"fifo", "tiresias"}[i/6%2]},
 			{"seed", int64(i / 2 % 3)},
 			{"workload.arrival_rate_per_hour", []float64{0, 4.5}[i%2]},
 		}
@@ -61,8 +62,8 @@ func TestGridExpansion(t *testing.T) {
 		if r.Policy == "fifo" && s.PolicyOptions != nil {
 			t.Errorf("run %d (fifo): options %v, want none", i, s.PolicyOptions)
 		}
-		if r.Policy == "sjf" && s.PolicyOptions["sjf"]["preemptive"] != false {
-			t.Errorf("run %d (sjf): options %v", i, s.PolicyOptions)
+		if r.Policy == "tiresias" && s.PolicyOptions["tiresias"]["promote_knob"] != 0 {
+			t.Errorf("run %d (tiresias): options %v", i, s.PolicyOptions)
 		}
 		if s.Name != "grid" || s.RoundSeconds != 360 || s.Workload.Generator != GeneratorPhilly ||
 			!reflect.DeepEqual(s.Users, []UserSpec{{"alice", 2}, {"bob", 1}}) || !reflect.DeepEqual(s.Workload.Gangs, PhillyGangs()) {
@@ -75,6 +76,7 @@ func TestGridExpansion(t *testing.T) {
 // order, the defaults written out or left implicit, the spelling of a GPU
 // type's case, the file's name and directory, and the name key.
 func TestRunIDsStable(t *testing.T) {
+	t.Parallel()
 	a := load(t, "testdata/grid.yaml")
 	b := load(t, "testdata/other/reordered.yaml")
 	if !reflect.DeepEqual(ids(a), ids(b)) {
@@ -108,6 +110,7 @@ func TestRunIDsStable(t *testing.T) {
 // TestRunIDFollowsTraceContent: a trace is identified by its content, not
 // its path.
 func TestRunIDFollowsTraceContent(t *testing.T) {
+	t.Parallel()
 	g := load(t, "testdata/traces.yaml")
 	if len(g.Runs) != 2 || g.Runs[0].ID == g.Runs[1].ID {
 		t.Fatalf("want 2 runs with distinct IDs, got %d", len(g.Runs))
@@ -148,6 +151,7 @@ workload: {generator: trace, trace: renamed.trace, trace_format: gavel}
 }
 
 func TestWithPolicies(t *testing.T) {
+	t.Parallel()
 	g := parse(t, okCluster+"seed: [1, 2]\nworkload: {jobs: 5}\n", "s.yaml")
 	if len(g.Runs) != 2 || g.Runs[0].Policy != "" || g.Runs[0].Spec.Policies != nil {
 		t.Fatalf("without policies: %d runs, policy %q", len(g.Runs), g.Runs[0].Policy)
@@ -181,6 +185,7 @@ func TestWithPolicies(t *testing.T) {
 
 // TestListOfListsAxis: a list-valued key written as a list of lists.
 func TestListOfListsAxis(t *testing.T) {
+	t.Parallel()
 	g := parse(t, okCluster+"workload:\n  job_types: [[A3C, \"ResNet-50 (batch size 64)\"], [\"ResNet-50 (batch size 64)\"]]\n  gangs: [{size: 1, weight: 1}]\n", "s.yaml")
 	if len(g.Runs) != 2 || len(g.Axes) != 1 || g.Axes[0].Path != "workload.job_types" {
 		t.Fatalf("runs %d, axes %v", len(g.Runs), g.Axes)
@@ -199,6 +204,7 @@ func TestListOfListsAxis(t *testing.T) {
 }
 
 func TestAliasesAndNulls(t *testing.T) {
+	t.Parallel()
 	g := parse(t, `cluster:
   servers:
     - &v100 {type: V100, count: 2, gpus_per_server: 4}

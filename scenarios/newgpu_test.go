@@ -11,6 +11,7 @@ import (
 // its servers and its throughput file may name it, and the jobs get its
 // figures (30 and 55 steps/s at gangs 1 and 2, from the fixture).
 func TestDeclaredGPUType(t *testing.T) {
+	t.Parallel()
 	g, err := Load("testdata/newgpu/scenario.yaml")
 	if err != nil {
 		t.Fatal(err)
@@ -29,6 +30,7 @@ func TestDeclaredGPUType(t *testing.T) {
 }
 
 func TestDeclaredGPUTypeErrors(t *testing.T) {
+	t.Parallel()
 	cases := []struct{ yaml, want string }{
 		{"gpu_types: [{name: v100, memory_gb: 32}]\ncluster: {servers: [{type: V100, gpus_per_server: 1}]}\n", `"v100" is already a GPU type`},
 		{"gpu_types: [{name: X1, memory_gb: 0}]\ncluster: {servers: [{type: X1, gpus_per_server: 1}]}\n", "memory_gb: must be positive"},

@@ -69,8 +69,10 @@ func pickGang(r *rand.Rand, gs []GangWeight) int {
 }
 
 // philly generates a validated philly workload's jobs, in arrival order with
-// IDs 0..n−1 and no users yet.
-func (s *Spec) philly(e *env, seed int64) []models.Job {
+// IDs 0..n−1 and no users yet. A job arriving after models.MaxHorizon (a
+// tiny arrival rate), or running longer than it alone (a reference GPU
+// type far faster than the cluster's), is an error naming the key.
+func (s *Spec) philly(e *env, seed int64) ([]models.Job, *fieldError) {
 	w := s.Workload
 	arr, dur := Stream(seed, StreamArrivals), Stream(seed, StreamDurations)
 	gng, typ := Stream(seed, StreamGangs), Stream(seed, StreamJobTypes)
@@ -80,13 +82,20 @@ func (s *Spec) philly(e *env, seed int64) []models.Job {
 		if w.ArrivalRatePerHour > 0 {
 			t += exponential(arr, 3600/w.ArrivalRatePerHour)
 		}
+		if t > models.MaxHorizonSeconds {
+			return nil, errf("workload.arrival_rate_per_hour", "at %v jobs per hour job %d arrives at %.4g s, after %s (%g s), the limit",
+				w.ArrivalRatePerHour, i, t, models.Describe(models.MaxHorizon), models.MaxHorizonSeconds)
+		}
 		gang := pickGang(gng, w.Gangs)
 		types := e.byGang[gang]
 		j := models.Job{ID: models.JobID(i), Type: types[intn(typ, len(types))], Gang: gang, Arrival: seconds(t)}
 		j.Steps = stepsFor(phillyDuration(dur), e.reference(w.ReferenceGPU, &j))
+		if why := e.tooLong(&j); why != "" {
+			return nil, errf("workload.reference_gpu", "job %d: %s", i, why)
+		}
 		jobs[i] = j
 	}
-	return jobs
+	return jobs, nil
 }
 
 // stepsFor converts a duration at throughput tput into whole steps (≥ 1).

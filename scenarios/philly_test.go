@@ -21,6 +21,7 @@ workload:
 `
 
 func TestPhillyDeterministic(t *testing.T) {
+	t.Parallel()
 	g := parse(t, phillyScenario, "p.yaml")
 	r := g.Runs[0]
 	a, b := build(t, r), build(t, r)
@@ -62,6 +63,7 @@ func (w *Workload) runsSomewhere(j models.Job) bool {
 // TestPhillyStreamsIndependent: each quantity has its own stream, so
 // changing the arrival rate changes only the arrivals.
 func TestPhillyStreamsIndependent(t *testing.T) {
+	t.Parallel()
 	a := build(t, parse(t, phillyScenario, "p.yaml").Runs[0])
 	b := build(t, parse(t, phillyScenario+"  user_assignment: uniform\n", "p.yaml").Runs[0])
 	spec := parse(t, phillyScenario, "p.yaml").Runs[0].Spec
@@ -95,6 +97,7 @@ func TestPhillyStreamsIndependent(t *testing.T) {
 // 0.2 ± 0.02, durations inside [60·10^1.5, 60·10^4] s, and the mean
 // inter-arrival time within 3% of 3600/λ (its standard error is 0.7%).
 func TestPhillyDistribution(t *testing.T) {
+	t.Parallel()
 	const n, lambda = 20000, 6.0
 	g := parse(t, `cluster:
   servers:
@@ -152,6 +155,7 @@ workload:
 // TestPhillyJobTypes: an explicit list allows types that run on part of the
 // cluster; each gang draws from the listed types that can run at it.
 func TestPhillyJobTypes(t *testing.T) {
+	t.Parallel()
 	g := parse(t, `cluster:
   servers:
     - {type: V100, count: 2, gpus_per_server: 4}
@@ -177,6 +181,7 @@ workload:
 
 // TestStepsFromReference: steps = round(duration × reference throughput).
 func TestStepsFromReference(t *testing.T) {
+	t.Parallel()
 	base := `cluster:
   servers:
     - {type: P100, count: 1, gpus_per_server: 4}
@@ -203,6 +208,7 @@ workload:
 }
 
 func TestStreamsDiffer(t *testing.T) {
+	t.Parallel()
 	seen := map[uint64]string{}
 	for _, p := range []string{StreamArrivals, StreamDurations, StreamGangs, StreamJobTypes, StreamUsers} {
 		for _, seed := range []int64{0, 1, -1} {

@@ -41,7 +41,7 @@ type Spec struct {
 	Seed int64 `mapstructure:"seed" json:"seed"`
 
 	// RoundSeconds is the scheduling round length in whole seconds. Integer;
-	// default 360 (Gavel's 6-minute rounds); must be > 0.
+	// default 360 (Gavel's 6-minute rounds); between 1 and 86,400 (a day).
 	RoundSeconds int `mapstructure:"round_seconds" json:"round_seconds"`
 
 	// GPUTypes declares GPU types the catalogue lacks — a new generation
@@ -51,6 +51,15 @@ type Spec struct {
 	// generations (the catalogue's run 1 for K80 to 9 for H200). Optional;
 	// no grid axes inside.
 	GPUTypes []GPUTypeSpec `mapstructure:"gpu_types" json:"gpu_types,omitempty"`
+
+	// JobTypes declares job types the catalogue lacks — a model measured
+	// with `fairbench calibrate` — so that a throughputs file may give
+	// their figures: a job type in a throughputs file must be the
+	// catalogue's or declared here (a misspelt name is refused, not taken
+	// for a new model). Each needs a name new to the catalogue; memory_gb
+	// and state_gb (GB, ≥ 0; 0: unknown) price memory fit and
+	// checkpoint-restore. Optional; no grid axes inside.
+	JobTypes []JobTypeSpec `mapstructure:"job_types" json:"job_types,omitempty"`
 
 	// Cluster lists the servers. Required.
 	Cluster ClusterSpec `mapstructure:"cluster" json:"cluster"`
@@ -122,6 +131,15 @@ func (s *Spec) gpuTypesAny() []any {
 	return out
 }
 
+// JobTypeSpec declares one job type.
+type JobTypeSpec struct {
+	Name     string  `mapstructure:"name" json:"name"`
+	MemoryGB float64 `mapstructure:"memory_gb" json:"memory_gb,omitempty"`
+	StateGB  float64 `mapstructure:"state_gb" json:"state_gb,omitempty"`
+	// Source says where the figures come from.
+	Source string `mapstructure:"source" json:"source,omitempty"`
+}
+
 // ClusterSpec is the cluster as groups of identical servers.
 type ClusterSpec struct {
 	// Servers lists server groups; the cluster's servers are the groups'
@@ -139,7 +157,7 @@ type ServerGroup struct {
 	// removes the group, which is useful as a grid axis).
 	Count int `mapstructure:"count" json:"count"`
 	// GPUsPerServer is the number of GPUs in each server. Integer; required;
-	// must be ≥ 1.
+	// between 1 and 1,024 (models.MaxGPUsPerServer).
 	GPUsPerServer int `mapstructure:"gpus_per_server" json:"gpus_per_server"`
 }
 
@@ -147,8 +165,8 @@ type ServerGroup struct {
 type UserSpec struct {
 	// Name identifies the user; required, unique.
 	Name string `mapstructure:"name" json:"name"`
-	// Weight is the user's tickets. Number; default 1; must be a positive
-	// finite number.
+	// Weight is the user's tickets. Number; default 1; between 1e-6 and 1e6
+	// (models.MinWeight, models.MaxWeight).
 	Weight float64 `mapstructure:"weight" json:"weight"`
 }
 
@@ -164,7 +182,8 @@ type PreemptionSpec struct {
 	BandwidthGBPerSecond float64 `mapstructure:"bandwidth_gb_per_second" json:"bandwidth_gb_per_second"`
 	// Seconds overrides the restore cost of named job types, in whole
 	// seconds: {"ResNet-50 (batch size 64)": 30}. Keys must be known job
-	// types; values integers ≥ 0.
+	// types; values integers between 0 and 86,400 (a day). A bandwidth
+	// that makes a job type's restore take longer than a day is refused.
 	Seconds map[string]int `mapstructure:"seconds" json:"seconds,omitempty"`
 }
 
@@ -277,13 +296,20 @@ func PhillyGangs() []GangWeight {
 	return []GangWeight{{1, 0.7}, {2, 0.1}, {4, 0.15}, {8, 0.05}}
 }
 
-// Sanity limits: a file beyond them is refused rather than allowed to
-// exhaust memory.
+// Limits: a file beyond them is refused, naming the key, rather than
+// allowed to exhaust memory, overflow a time or run for centuries
+// (docs/limits.md lists them all). The cluster, user, job, throughput and
+// time limits are those of package models.
 const (
-	MaxRuns    = 100_000    // runs in one grid
-	MaxUsers   = 100_000    // user_count
-	MaxJobs    = 10_000_000 // workload.jobs
-	MaxServers = 1_000_000  // servers in one cluster
+	MaxRuns           = 100_000           // runs in one grid
+	MaxUsers          = models.MaxUsers   // user_count, users
+	MaxJobs           = models.MaxJobs    // workload.jobs, jobs in a trace
+	MaxServers        = models.MaxServers // servers in one cluster
+	MaxRoundSeconds   = 86_400            // round_seconds: a day
+	MaxRestoreSeconds = 86_400            // preemption.seconds values: a day
+	MaxArrivalRate    = 1e6               // workload.arrival_rate_per_hour
+	MaxBandwidthGBps  = 1e6               // preemption.bandwidth_gb_per_second
+	MaxYAMLValues     = 1_000_000         // values in a scenario, aliases expanded
 )
 
 // Defaults of the optional keys.

@@ -1,7 +1,10 @@
 package scenarios
 
 import (
+	"bytes"
+	"errors"
 	"fmt"
+	"io"
 	"math"
 	"reflect"
 	"regexp"
@@ -32,33 +35,38 @@ type axisRef struct{ axis int }
 
 // walker walks YAML nodes against the Spec type.
 type walker struct {
-	file  string
-	lines map[string]int
-	axes  []*axisDef
+	file   string
+	lines  map[string]int
+	axes   []*axisDef
+	values int // values walked so far, aliases expanded (at most MaxYAMLValues)
+}
+
+// count refuses a document that expands, through aliases, to more than
+// MaxYAMLValues values (a "billion laughs" file).
+func (w *walker) count(n *yaml.Node, path string) error {
+	if w.values++; w.values > MaxYAMLValues {
+		return w.fail(n, path, "the scenario expands to more than %d values (through YAML aliases?), the limit", MaxYAMLValues)
+	}
+	return nil
 }
 
 // yamlLine extracts the line of a yaml.v3 error message.
 var yamlLine = regexp.MustCompile(`^yaml: line (\d+): `)
 
-// parseYAML parses data into its single document node.
+// parseYAML parses data into its single document node; a second document
+// (after a "---" line) is refused.
 func parseYAML(data []byte, file string) (*yaml.Node, error) {
+	dec := yaml.NewDecoder(bytes.NewReader(data))
 	var doc yaml.Node
-	if err := yaml.Unmarshal(data, &doc); err != nil {
-		msg := err.Error()
-		line := 0
-		if m := yamlLine.FindStringSubmatch(msg); m != nil {
-			line, _ = strconv.Atoi(m[1])
-			msg = msg[len(m[0]):]
-			if strings.HasPrefix(msg, "did not find expected") {
-				// yaml.v3 reports a parser error at the 0-based line where
-				// the enclosing construct starts (decode.go, parser.fail).
-				line++
-				msg += " (in the construct that starts on this line)"
-			}
-		} else {
-			msg = strings.TrimPrefix(msg, "yaml: ")
-		}
-		return nil, &Error{File: file, Line: line, Reason: "malformed YAML: " + msg}
+	if err := dec.Decode(&doc); err != nil && !errors.Is(err, io.EOF) {
+		return nil, yamlError(err, file)
+	}
+	var next yaml.Node
+	if err := dec.Decode(&next); err != nil && !errors.Is(err, io.EOF) {
+		return nil, yamlError(err, file)
+	} else if err == nil && len(next.Content) > 0 && !isNull(next.Content[0]) {
+		return nil, &Error{File: file, Line: next.Content[0].Line,
+			Reason: "a second YAML document (after a \"---\" line): a scenario file holds one document; write a grid as lists in it"}
 	}
 	if doc.Kind == 0 || len(doc.Content) == 0 {
 		return nil, &Error{File: file, Reason: "empty scenario: expected a mapping with at least cluster.servers"}
@@ -68,6 +76,25 @@ func parseYAML(data []byte, file string) (*yaml.Node, error) {
 		return nil, &Error{File: file, Reason: "empty scenario: expected a mapping with at least cluster.servers"}
 	}
 	return root, nil
+}
+
+// yamlError turns a yaml.v3 error into an *Error with the line.
+func yamlError(err error, file string) error {
+	msg := err.Error()
+	line := 0
+	if m := yamlLine.FindStringSubmatch(msg); m != nil {
+		line, _ = strconv.Atoi(m[1])
+		msg = msg[len(m[0]):]
+		if strings.HasPrefix(msg, "did not find expected") {
+			// yaml.v3 reports a parser error at the 0-based line where
+			// the enclosing construct starts (decode.go, parser.fail).
+			line++
+			msg += " (in the construct that starts on this line)"
+		}
+	} else {
+		msg = strings.TrimPrefix(msg, "yaml: ")
+	}
+	return &Error{File: file, Line: line, Reason: "malformed YAML: " + msg}
 }
 
 func (w *walker) fail(n *yaml.Node, path, format string, args ...any) error {
@@ -116,6 +143,9 @@ func index(path string, i int) string { return fmt.Sprintf("%s[%d]", path, i) }
 // as absent).
 func (w *walker) value(n *yaml.Node, t reflect.Type, path, gridTag string) (any, error) {
 	n = deref(n)
+	if err := w.count(n, path); err != nil {
+		return nil, err
+	}
 	if isNull(n) {
 		return nil, nil
 	}
@@ -316,6 +346,9 @@ func (w *walker) newAxis(path string, line int, vals []any, wrap bool) *axisRef 
 // are refused for every number.
 func (w *walker) scalar(n *yaml.Node, t reflect.Type, path string) (any, error) {
 	n = deref(n)
+	if err := w.count(n, path); err != nil {
+		return nil, err
+	}
 	if n.Kind != yaml.ScalarNode {
 		return nil, w.fail(n, path, "must be a %s, got %s", typeWord(t), kindName(n))
 	}

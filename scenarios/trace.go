@@ -2,13 +2,16 @@ package scenarios
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"strconv"
 	"strings"
 	"time"
+
+	"fairbench/internal/input"
+	"fairbench/models"
 )
 
 // TraceJob is one job as a trace file gives it, before it is checked
@@ -48,18 +51,19 @@ type Trace struct {
 	Skipped int
 }
 
-// ReadTrace reads the trace file at path in the given format.
+// ReadTrace reads the trace file at path in the given format, refusing a
+// file of more than input.MaxTraceBytes.
 func ReadTrace(path, format string) (*Trace, error) {
-	f, err := os.Open(path)
+	r, err := input.OpenLimit(path, input.MaxTraceBytes)
 	if err != nil {
-		return nil, &Error{File: path, Reason: err.Error()}
+		return nil, &Error{File: path, Reason: strings.TrimPrefix(err.Error(), path+": ")}
 	}
-	defer f.Close()
+	defer r.Close()
 	switch format {
 	case FormatGavel:
-		return ReadGavelTrace(f, path)
+		return ReadGavelTrace(r, path)
 	case FormatCSV:
-		return ReadCSVTrace(f, path)
+		return ReadCSVTrace(r, path)
 	}
 	return nil, &Error{File: path, Reason: fmt.Sprintf("unknown trace format %q (known: %s, %s)", format, FormatGavel, FormatCSV)}
 }
@@ -106,13 +110,21 @@ var gavelLayouts = map[int]gavelLayout{
 // Errors name the file, the line and the column: a wrong number of columns,
 // an unparsable or non-finite number, a negative arrival time or priority,
 // total steps ≤ 0, a scale factor that is not a whole number ≥ 0, a
-// needs-data-dir flag other than 0 or 1, an empty job type.
+// needs-data-dir flag other than 0 or 1, an empty job type, or a value
+// beyond its limit (docs/limits.md): a line longer than
+// input.MaxLineBytes, more than MaxJobs jobs, steps above models.MaxSteps,
+// an arrival after models.MaxHorizon, a scale factor above
+// models.MaxGPUs, a priority above models.MaxWeight.
 func ReadGavelTrace(r io.Reader, name string) (*Trace, error) {
 	tr := &Trace{File: name, Format: FormatGavel}
 	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64*1024), 16*1024*1024)
+	sc.Buffer(make([]byte, 64*1024), input.MaxLineBytes+2)
 	cols, first := 0, 0
-	for line := 1; sc.Scan(); line++ {
+	line := 1
+	for ; sc.Scan(); line++ {
+		if len(sc.Bytes()) > input.MaxLineBytes+1 {
+			return nil, &Error{File: name, Line: line, Reason: (&input.LineTooLongError{Line: line, Limit: input.MaxLineBytes}).Error()}
+		}
 		text := strings.TrimRight(sc.Text(), "\r")
 		if strings.TrimSpace(text) == "" || strings.HasPrefix(text, "#") {
 			continue
@@ -129,37 +141,12 @@ func ReadGavelTrace(r io.Reader, name string) (*Trace, error) {
 			return nil, &Error{File: name, Line: line, Path: "columns",
 				Reason: fmt.Sprintf("got %d columns, but line %d has %d: a trace uses one layout", len(f), first, cols)}
 		}
-		col := func(i int) string { return fmt.Sprintf("column %d (%s)", i+1, lay.names[i]) }
-		bad := func(i int, format string, args ...any) error {
-			return &Error{File: name, Line: line, Path: col(i), Reason: fmt.Sprintf(format, args...)}
+		j, scale, err := lay.job(f, name, line)
+		if err != nil {
+			return nil, err
 		}
-		j := TraceJob{Line: line, Type: strings.TrimSpace(f[lay.typ])}
-		if j.Type == "" {
-			return nil, bad(lay.typ, "empty job type")
-		}
-		scale, err := wholeNumber(f[lay.scale])
-		if err != nil || scale < 0 {
-			return nil, bad(lay.scale, "must be a whole number ≥ 0 (0 skips the job), got %q", f[lay.scale])
-		}
-		flag, err := wholeNumber(f[lay.needsData])
-		if err != nil || (flag != 0 && flag != 1) {
-			return nil, bad(lay.needsData, "must be 0 or 1, got %q", f[lay.needsData])
-		}
-		if j.Steps, err = number(f[lay.totalSteps]); err != nil || j.Steps <= 0 {
-			return nil, bad(lay.totalSteps, "must be a finite number > 0, got %q", f[lay.totalSteps])
-		}
-		arrival, err := number(f[lay.arrival])
-		if err != nil || arrival < 0 {
-			return nil, bad(lay.arrival, "must be a finite number of seconds ≥ 0, got %q", f[lay.arrival])
-		}
-		j.Arrival = seconds(arrival)
-		if lay.priority >= 0 {
-			if j.Priority, err = number(f[lay.priority]); err != nil || j.Priority < 0 {
-				return nil, bad(lay.priority, "must be a finite number ≥ 0, got %q", f[lay.priority])
-			}
-			if _, err := number(f[lay.slo]); err != nil {
-				return nil, bad(lay.slo, "must be a finite number (-1: none), got %q", f[lay.slo])
-			}
+		if len(tr.Jobs)+tr.Skipped >= MaxJobs {
+			return nil, &Error{File: name, Line: line, Reason: fmt.Sprintf("more than %d jobs, the limit", MaxJobs)}
 		}
 		if scale == 0 {
 			tr.Skipped++
@@ -169,9 +156,63 @@ func ReadGavelTrace(r io.Reader, name string) (*Trace, error) {
 		tr.Jobs = append(tr.Jobs, j)
 	}
 	if err := sc.Err(); err != nil {
-		return nil, &Error{File: name, Reason: "reading: " + err.Error()}
+		if errors.Is(err, bufio.ErrTooLong) {
+			return nil, &Error{File: name, Line: line, Reason: (&input.LineTooLongError{Line: line, Limit: input.MaxLineBytes}).Error()}
+		}
+		return nil, &Error{File: name, Line: line, Reason: "reading: " + strings.TrimPrefix(err.Error(), name+": ")}
 	}
 	return tr, nil
+}
+
+// job reads one line's fields f: the job, and its scale factor (0: the
+// line is skipped).
+func (lay gavelLayout) job(f []string, name string, line int) (TraceJob, int64, error) {
+	col := func(i int) string { return fmt.Sprintf("column %d (%s)", i+1, lay.names[i]) }
+	bad := func(i int, format string, args ...any) error {
+		return &Error{File: name, Line: line, Path: col(i), Reason: fmt.Sprintf(format, args...)}
+	}
+	j := TraceJob{Line: line, Type: strings.TrimSpace(f[lay.typ])}
+	if j.Type == "" {
+		return TraceJob{}, 0, bad(lay.typ, "empty job type")
+	}
+	scale, err := wholeNumber(f[lay.scale])
+	if err != nil || scale < 0 || scale > models.MaxGPUs {
+		return TraceJob{}, 0, bad(lay.scale, "must be a whole number between 0 (skips the job) and %d, got %q", models.MaxGPUs, f[lay.scale])
+	}
+	flag, err := wholeNumber(f[lay.needsData])
+	if err != nil || (flag != 0 && flag != 1) {
+		return TraceJob{}, 0, bad(lay.needsData, "must be 0 or 1, got %q", f[lay.needsData])
+	}
+	var ok bool
+	if j.Steps, ok = within(f[lay.totalSteps], 0, models.MaxSteps); !ok || j.Steps == 0 {
+		return TraceJob{}, 0, bad(lay.totalSteps, "must be a finite number > 0 and at most %g, got %q", float64(models.MaxSteps), f[lay.totalSteps])
+	}
+	arrival, ok := within(f[lay.arrival], 0, models.MaxHorizonSeconds)
+	if !ok {
+		return TraceJob{}, 0, bad(lay.arrival, "must be a finite number of seconds between 0 and %g (%s), got %q", models.MaxHorizonSeconds, models.Describe(models.MaxHorizon), f[lay.arrival])
+	}
+	j.Arrival = seconds(arrival)
+	if lay.priority >= 0 {
+		if j.Priority, ok = priority(f[lay.priority]); !ok {
+			return TraceJob{}, 0, bad(lay.priority, "must be 0 or a finite number between %g and %g, got %q", models.MinWeight, float64(models.MaxWeight), f[lay.priority])
+		}
+		if _, err := number(f[lay.slo]); err != nil {
+			return TraceJob{}, 0, bad(lay.slo, "must be a finite number (-1: none), got %q", f[lay.slo])
+		}
+	}
+	return j, scale, nil
+}
+
+// within parses s as a finite number in [lo, hi].
+func within(s string, lo, hi float64) (float64, bool) {
+	v, err := number(s)
+	return v, err == nil && v >= lo && v <= hi
+}
+
+// priority parses a priority weight: 0 (unset) or within models' weights.
+func priority(s string) (float64, bool) {
+	v, ok := within(s, 0, models.MaxWeight)
+	return v, ok && (v == 0 || v >= models.MinWeight)
 }
 
 // number parses a finite float.

@@ -20,6 +20,7 @@ func readFile(t *testing.T, path, format string) *Trace {
 }
 
 func TestReadGavelTrace7(t *testing.T) {
+	t.Parallel()
 	tr := readFile(t, "testdata/gavel7.trace", FormatGavel)
 	want := []TraceJob{
 		{Line: 1, Arrival: 0, Type: resnet, Gang: 4, Steps: 12000},
@@ -33,6 +34,7 @@ func TestReadGavelTrace7(t *testing.T) {
 }
 
 func TestReadGavelTrace10(t *testing.T) {
+	t.Parallel()
 	tr := readFile(t, "testdata/gavel10.trace", FormatGavel)
 	want := []TraceJob{
 		{Line: 1, Arrival: 100 * time.Second, Type: resnet, Gang: 8, Steps: 3000, Priority: 2},
@@ -44,6 +46,7 @@ func TestReadGavelTrace10(t *testing.T) {
 }
 
 func TestReadCSVTrace(t *testing.T) {
+	t.Parallel()
 	tr := readFile(t, "testdata/jobs.csv", FormatCSV)
 	want := []TraceJob{
 		{Line: 3, Arrival: 0, User: "alice", Type: resnet, Gang: 2, Steps: 1000},
@@ -65,6 +68,7 @@ func TestReadCSVTrace(t *testing.T) {
 }
 
 func TestBadTraces(t *testing.T) {
+	t.Parallel()
 	row7 := func(cols ...string) string { return strings.Join(cols, "\t") + "\n" }
 	good7 := row7("A3C", "cmd", "-n", "0", "500", "10", "1")
 	cases := []struct {
@@ -78,15 +82,15 @@ func TestBadTraces(t *testing.T) {
 		{"mixed layouts", FormatGavel, good7 + row7("A3C", "cmd", "wd", "-n", "0", "500", "1", "1", "-1", "10"),
 			[]string{"t.trace:2: columns: got 10 columns, but line 1 has 7"}},
 		{"unparsable steps", FormatGavel, good7 + row7("A3C", "cmd", "-n", "0", "5OO", "10", "1"),
-			[]string{"t.trace:2: column 5 (total steps): must be a finite number > 0, got \"5OO\""}},
+			[]string{"t.trace:2: column 5 (total steps): must be a finite number > 0 and at most 1e+15, got \"5OO\""}},
 		{"zero steps", FormatGavel, row7("A3C", "cmd", "-n", "0", "0", "10", "1"),
 			[]string{"t.trace:1: column 5 (total steps)"}},
 		{"NaN arrival", FormatGavel, row7("A3C", "cmd", "-n", "0", "5", "NaN", "1"),
-			[]string{"t.trace:1: column 6 (arrival time): must be a finite number of seconds ≥ 0, got \"NaN\""}},
+			[]string{"t.trace:1: column 6 (arrival time): must be a finite number of seconds between 0 and 3.1536e+07 (1 year), got \"NaN\""}},
 		{"negative arrival", FormatGavel, row7("A3C", "cmd", "-n", "0", "5", "-1", "1"),
 			[]string{"t.trace:1: column 6 (arrival time)"}},
 		{"fractional scale factor", FormatGavel, row7("A3C", "cmd", "-n", "0", "5", "1", "1.5"),
-			[]string{"t.trace:1: column 7 (scale factor): must be a whole number ≥ 0"}},
+			[]string{"t.trace:1: column 7 (scale factor): must be a whole number between 0 (skips the job) and 100000, got \"1.5\""}},
 		{"negative scale factor", FormatGavel, row7("A3C", "cmd", "-n", "0", "5", "1", "-2"),
 			[]string{"t.trace:1: column 7 (scale factor)"}},
 		{"bad data flag", FormatGavel, row7("A3C", "cmd", "-n", "2", "5", "1", "1"),
@@ -94,7 +98,7 @@ func TestBadTraces(t *testing.T) {
 		{"empty job type", FormatGavel, row7(" ", "cmd", "-n", "0", "5", "1", "1"),
 			[]string{"t.trace:1: column 1 (job type): empty job type"}},
 		{"negative priority", FormatGavel, row7("A3C", "c", "wd", "-n", "0", "500", "1", "-1", "-1", "10"),
-			[]string{"t.trace:1: column 8 (priority weight): must be a finite number ≥ 0"}},
+			[]string{"t.trace:1: column 8 (priority weight): must be 0 or a finite number between 1e-06 and 1e+06, got \"-1\""}},
 		{"infinite SLO", FormatGavel, row7("A3C", "c", "wd", "-n", "0", "500", "1", "1", "+Inf", "10"),
 			[]string{"t.trace:1: column 9 (SLO)"}},
 		{"csv empty", FormatCSV, "", []string{"t.trace: empty CSV trace"}},
@@ -105,7 +109,7 @@ func TestBadTraces(t *testing.T) {
 			[]string{"t.trace:1: steps: want exactly one of the columns steps and duration_seconds"}},
 		{"csv wrong column count", FormatCSV, "arrival_seconds,job_type,gang,steps\n0,A3C,1,5\n0,A3C,1\n",
 			[]string{"t.trace:3: columns: got 3 columns, want 4"}},
-		{"csv bad gang", FormatCSV, "arrival_seconds,job_type,gang,steps\n0,A3C,0,5\n", []string{"t.trace:2: gang: must be a whole number ≥ 1, got \"0\""}},
+		{"csv bad gang", FormatCSV, "arrival_seconds,job_type,gang,steps\n0,A3C,0,5\n", []string{"t.trace:2: gang: must be a whole number between 1 and 100000, got \"0\""}},
 		{"csv NaN steps", FormatCSV, "arrival_seconds,job_type,gang,steps\n0,A3C,1,nan\n", []string{"t.trace:2: steps: must be a finite number > 0"}},
 		{"csv negative duration", FormatCSV, "arrival_seconds,job_type,gang,duration_seconds\n0,A3C,1,-5\n", []string{"t.trace:2: duration_seconds"}},
 		{"csv negative memory", FormatCSV, "arrival_seconds,job_type,gang,steps,memory_gb\n0,A3C,1,5,-1\n", []string{"t.trace:2: memory_gb"}},
@@ -127,6 +131,7 @@ func TestBadTraces(t *testing.T) {
 
 // TestBuildTraces: the jobs a trace scenario builds, sorted by arrival.
 func TestBuildTraces(t *testing.T) {
+	t.Parallel()
 	g := load(t, "testdata/traces.yaml")
 	w7 := build(t, g.Runs[0])
 	want := []models.Job{
@@ -163,6 +168,7 @@ func TestBuildTraces(t *testing.T) {
 // TestBuildCSVDurations: duration_seconds becomes steps at the reference
 // throughput; jobs: keeps the first n by arrival.
 func TestBuildCSVDurations(t *testing.T) {
+	t.Parallel()
 	scenario := `cluster:
   servers:
     - {type: V100, count: 1, gpus_per_server: 8}
@@ -181,7 +187,10 @@ workload: {generator: trace, trace: testdata/durations.csv, jobs: 2}
 	}
 }
 
-func TestBuildRefusesTraceJobs(t *testing.T) {
+// TestLoadRefusesTraceJobs: a trace job the cluster cannot take is
+// refused when the scenario loads (before any run starts), naming its line.
+func TestLoadRefusesTraceJobs(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name, csv, scenarioExtra string
 		wants                    []string
@@ -209,8 +218,7 @@ func TestBuildRefusesTraceJobs(t *testing.T) {
 			if err := os.WriteFile(dir+"/s.yaml", []byte(scenario), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			r := load(t, dir+"/s.yaml").Runs[0]
-			_, err := r.Spec.Build(r.Seed)
+			_, err := LoadWith(dir+"/s.yaml", testCatalog())
 			wantError(t, err, c.wants...)
 		})
 	}

@@ -2,7 +2,9 @@ package scenarios
 
 import (
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 	"strings"
 
 	"fairbench/models"
@@ -35,7 +37,7 @@ func newFigures(cat models.Catalog, fileMatrix *models.Matrix) *figures {
 			f.jobTypes[name] = models.JobType{Name: name}
 		}
 	}
-	f.known = sortedKeys(f.jobTypes)
+	f.known = slices.Sorted(maps.Keys(f.jobTypes))
 	for _, t := range cat.GPUTypes {
 		f.gpuNames = append(f.gpuNames, t.Name)
 	}
@@ -56,8 +58,8 @@ type env struct {
 func (s *Spec) validate(f *figures) (*env, *fieldError) {
 	e := &env{figures: f}
 	cat := f.cat
-	if s.RoundSeconds <= 0 {
-		return nil, errf("round_seconds", "must be > 0 seconds, got %d", s.RoundSeconds)
+	if s.RoundSeconds <= 0 || s.RoundSeconds > MaxRoundSeconds {
+		return nil, errf("round_seconds", "must be between 1 and %d seconds (a day), got %d", MaxRoundSeconds, s.RoundSeconds)
 	}
 	if err := s.validateCluster(cat, e); err != nil {
 		return nil, err
@@ -106,9 +108,18 @@ func (s *Spec) validateCluster(cat models.Catalog, e *env) *fieldError {
 	used := map[string]bool{}
 	var servers []models.Server
 	total := 0
+	gpus := 0
 	for i, g := range s.Cluster.Servers {
-		if total += max(g.Count, 0); total > MaxServers {
-			return errf(index("cluster.servers", i)+".count", "the cluster would have more than %d servers", MaxServers)
+		p := index("cluster.servers", i)
+		if g.Count > MaxServers || total+max(g.Count, 0) > MaxServers {
+			return errf(p+".count", "the cluster would have more than %d servers, the limit (got count %d)", MaxServers, g.Count)
+		}
+		total += max(g.Count, 0)
+		if g.GPUsPerServer > models.MaxGPUsPerServer {
+			return errf(p+".gpus_per_server", "must be at most %d, the limit, got %d", models.MaxGPUsPerServer, g.GPUsPerServer)
+		}
+		if gpus += max(g.Count, 0) * max(g.GPUsPerServer, 0); gpus > models.MaxGPUs {
+			return errf(p+".count", "the cluster would have more than %d GPUs, the limit", models.MaxGPUs)
 		}
 	}
 	for i, g := range s.Cluster.Servers {
@@ -152,6 +163,9 @@ func (s *Spec) validateCluster(cat models.Catalog, e *env) *fieldError {
 }
 
 func (s *Spec) validateUsers() *fieldError {
+	if len(s.Users) > MaxUsers {
+		return errf("users", "%d users, more than the limit of %d", len(s.Users), MaxUsers)
+	}
 	if s.UserCount != 0 {
 		if len(s.Users) > 0 {
 			return errf("user_count", "users and user_count are mutually exclusive")
@@ -171,7 +185,7 @@ func (s *Spec) validateUsers() *fieldError {
 			return errf(p+".name", "duplicate user %q (also users[%d])", u.Name, first)
 		}
 		seen[u.Name] = i
-		if err := positiveFinite(p+".weight", u.Weight); err != nil {
+		if err := weight(p+".weight", u.Weight); err != nil {
 			return err
 		}
 	}
@@ -179,16 +193,29 @@ func (s *Spec) validateUsers() *fieldError {
 }
 
 func (s *Spec) validatePreemption(e *env) *fieldError {
-	if err := nonNegativeFinite("preemption.bandwidth_gb_per_second", s.Preemption.BandwidthGBPerSecond); err != nil {
+	bw := s.Preemption.BandwidthGBPerSecond
+	if err := nonNegativeFinite("preemption.bandwidth_gb_per_second", bw); err != nil {
 		return err
 	}
-	for _, name := range sortedKeys(s.Preemption.Seconds) {
+	if bw > MaxBandwidthGBps {
+		return errf("preemption.bandwidth_gb_per_second", "must be at most %g GB/s, the limit, got %v", float64(MaxBandwidthGBps), bw)
+	}
+	if bw > 0 {
+		for _, name := range e.known {
+			t := e.jobTypes[name]
+			if _, over := s.Preemption.Seconds[name]; !over && t.StateGB/bw > MaxRestoreSeconds {
+				return errf("preemption.bandwidth_gb_per_second", "%v GB/s makes restoring %q (%g GB of state) take %.4g s, more than the limit of %d s (a day)",
+					bw, name, t.StateGB, t.StateGB/bw, MaxRestoreSeconds)
+			}
+		}
+	}
+	for _, name := range slices.Sorted(maps.Keys(s.Preemption.Seconds)) {
 		p := field("preemption.seconds", name, true)
 		if _, ok := e.jobTypes[name]; !ok {
 			return errf(p, "unknown job type %q (known: %s)", name, knownList(e.known))
 		}
-		if v := s.Preemption.Seconds[name]; v < 0 {
-			return errf(p, "must not be negative, got %d", v)
+		if v := s.Preemption.Seconds[name]; v < 0 || v > MaxRestoreSeconds {
+			return errf(p, "must be between 0 and %d seconds (a day), got %d", MaxRestoreSeconds, v)
 		}
 	}
 	return nil
@@ -222,8 +249,8 @@ func (s *Spec) validateWorkload(e *env) *fieldError {
 		if w.TraceFormat != FormatGavel && w.TraceFormat != FormatCSV {
 			return errf("workload.trace_format", "unknown format %q (known: %s, %s)", w.TraceFormat, FormatGavel, FormatCSV)
 		}
-		if w.Jobs < 0 {
-			return errf("workload.jobs", "must not be negative, got %d", w.Jobs)
+		if w.Jobs < 0 || w.Jobs > MaxJobs {
+			return errf("workload.jobs", "must be between 0 (all) and %d, got %d", MaxJobs, w.Jobs)
 		}
 		if w.ArrivalRatePerHour != 0 {
 			return errf("workload.arrival_rate_per_hour", "only for generator %q (a trace has its own arrivals)", GeneratorPhilly)
@@ -256,7 +283,7 @@ func (s *Spec) validatePhilly(e *env) *fieldError {
 	if w.Jobs < 1 || w.Jobs > MaxJobs {
 		return errf("workload.jobs", "must be between 1 and %d, got %d", MaxJobs, w.Jobs)
 	}
-	if err := nonNegativeFinite("workload.arrival_rate_per_hour", w.ArrivalRatePerHour); err != nil {
+	if err := w.validateRate(); err != nil {
 		return err
 	}
 	if len(w.Gangs) == 0 {
@@ -272,7 +299,7 @@ func (s *Spec) validatePhilly(e *env) *fieldError {
 			return errf(p+".size", "duplicate gang size %d (also workload.gangs[%d])", g.Size, first)
 		}
 		sizes[g.Size] = i
-		if err := positiveFinite(p+".weight", g.Weight); err != nil {
+		if err := weight(p+".weight", g.Weight); err != nil {
 			return err
 		}
 		if big, typ := e.largestType(); g.Size > big {
@@ -332,6 +359,24 @@ func (s *Spec) validatePhilly(e *env) *fieldError {
 			return errf(index("workload.gangs", i)+".size", "no allowed job type can run at gang %d on this cluster (allowed: %s)",
 				g.Size, strings.Join(e.allowed, ", "))
 		}
+	}
+	return nil
+}
+
+// validateRate checks the arrival rate: finite, at most MaxArrivalRate,
+// and fast enough that the jobs arrive within the horizon on average.
+func (w *WorkloadSpec) validateRate() *fieldError {
+	const path = "workload.arrival_rate_per_hour"
+	λ := w.ArrivalRatePerHour
+	if err := nonNegativeFinite(path, λ); err != nil {
+		return err
+	}
+	if λ > MaxArrivalRate {
+		return errf(path, "must be at most %g jobs per hour, the limit, got %v", float64(MaxArrivalRate), λ)
+	}
+	if span := float64(w.Jobs) * 3600 / λ; λ > 0 && span > models.MaxHorizonSeconds {
+		return errf(path, "at %v jobs per hour, %d jobs arrive over about %.4g s, more than %s (%g s), the limit",
+			λ, w.Jobs, span, models.Describe(models.MaxHorizon), models.MaxHorizonSeconds)
 	}
 	return nil
 }
@@ -418,6 +463,18 @@ func (e *env) reference(ref string, j *models.Job) float64 {
 		best = math.Max(best, models.ThroughputOn(e.cluster, e.matrix, e.jobTypes, j, g))
 	}
 	return best
+}
+
+// weight checks a user's or gang size's weight: positive, finite and
+// within models' range.
+func weight(path string, v float64) *fieldError {
+	if err := positiveFinite(path, v); err != nil {
+		return err
+	}
+	if v < models.MinWeight || v > models.MaxWeight {
+		return errf(path, "must be between %g and %g, the limits, got %v", models.MinWeight, models.MaxWeight, v)
+	}
+	return nil
 }
 
 func positiveFinite(path string, v float64) *fieldError {

@@ -1,7 +1,10 @@
 // Package sim is fairbench's deterministic cluster simulator. It replays job
 // arrivals against a policy, in rounds and at events, places gangs on servers,
 // charges preemption and migration costs, finishes jobs mid-round, and
-// computes every metric of the run.
+// computes every metric of the run. Fractional allocations (time shares per
+// GPU type) are realised round by round by Gavel's round mechanism, the pure
+// function PlanRound (round.go), and a policy that keeps its allocation
+// across rounds says when to ask again (solvers.RoundRules; mechanism.go).
 //
 // The simulator is a pure function of its Config and the policy: it never
 // reads the wall clock (solver time is measured only through an injected
@@ -82,7 +85,11 @@ func (c Costs) Restore(t models.JobType) time.Duration {
 	if bw <= 0 {
 		bw = DefaultBandwidthGBps
 	}
-	return time.Duration(t.StateGB / bw * float64(time.Second))
+	ns := t.StateGB / bw * float64(time.Second)
+	if !(ns < float64(models.MaxRestore)) { // also NaN
+		return models.MaxRestore
+	}
+	return time.Duration(ns)
 }
 
 func (c *Config) defaults() {
@@ -118,13 +125,16 @@ func (c *Config) validate() error {
 	if c.DefaultSlowdown < 1 || math.IsNaN(c.DefaultSlowdown) || math.IsInf(c.DefaultSlowdown, 0) {
 		return fmt.Errorf("sim: default slowdown must be a finite number ≥ 1, got %v", c.DefaultSlowdown)
 	}
-	if c.Round < 0 {
-		return fmt.Errorf("sim: round length must be positive, got %v", c.Round)
+	if c.Round < 0 || c.Round > models.MaxRound {
+		return fmt.Errorf("sim: round length must be positive and at most %v, got %v", models.MaxRound, c.Round)
 	}
 	for t, d := range c.Costs.PerType {
-		if d < 0 {
-			return fmt.Errorf("sim: restore cost of %q must not be negative, got %v", t, d)
+		if d < 0 || d > models.MaxRestore {
+			return fmt.Errorf("sim: restore cost of %q must be between 0 and %v, got %v", t, models.MaxRestore, d)
 		}
+	}
+	if bw := c.Costs.BandwidthGBps; math.IsNaN(bw) || math.IsInf(bw, 0) {
+		return fmt.Errorf("sim: checkpoint bandwidth must be a finite number, got %v", bw)
 	}
 	users := map[string]bool{}
 	for i, u := range c.Users {

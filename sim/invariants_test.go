@@ -84,114 +84,143 @@ func TestInvariantsOnRandomScenarios(t *testing.T) {
 			Allocate(*models.Snapshot) (models.Allocation, error)
 		}{inOrder{everyEvent}, inOrder{models.AtRound}, fractional{}, sharing{}}
 		p := policies[seed%4]
-		limit := 1
+		rp := newReplay(&cfg)
 		if _, ok := p.(sharing); ok {
-			limit = 2
+			rp.limit = 2
 			addRandomPairs(rng, cfg.Matrix)
 		}
-		owners := map[int][]models.JobID{}
-		open := map[models.JobID]*segment{}
-		work := map[models.JobID]float64{}
-		arrival := map[models.JobID]time.Duration{}
-		for _, j := range cfg.Jobs {
-			arrival[j.ID] = j.Arrival
-		}
-		finished := map[models.JobID]bool{}
-		var failure string
-		fail := func(f string, a ...any) {
-			if failure == "" {
-				failure = fmt.Sprintf(f, a...)
-			}
-		}
-		account := func(id models.JobID, now time.Duration) *segment {
-			s := open[id]
-			if s == nil {
-				fail("job %d stops without running", id)
-				return nil
-			}
-			if run := now - max(s.start, s.pausedTo); run > 0 {
-				work[id] += s.rate * run.Seconds()
-			}
-			return s
-		}
-		closeSeg := func(id models.JobID, now time.Duration) {
-			if s := account(id, now); s != nil {
-				for _, g := range s.gpus {
-					owners[g] = slices.DeleteFunc(owners[g], func(o models.JobID) bool { return o == id })
-				}
-			}
-			delete(open, id)
-		}
-		cfg.OnEvent = func(ev Event) {
-			now := time.Duration(math.Round(ev.Time * 1e9))
-			switch ev.Kind {
-			case Start, Resume, Migrate:
-				if now < arrival[ev.Job] {
-					fail("job %d runs at %v before its arrival %v", ev.Job, now, arrival[ev.Job])
-				}
-				alone := true
-				for _, g := range ev.GPUs {
-					if len(owners[g]) >= limit {
-						fail("GPU %d given to job %d while jobs %v hold it", g, ev.Job, owners[g])
-					}
-					alone = alone && len(owners[g]) == 0
-					owners[g] = append(owners[g], ev.Job)
-				}
-				j := cfg.Jobs[ev.Job]
-				place := models.Consolidated
-				for _, g := range ev.GPUs {
-					if cfg.Cluster.ServerOf(g) != cfg.Cluster.ServerOf(ev.GPUs[0]) {
-						place = models.Spread
-					}
-				}
-				want := cfg.Matrix.Throughput(models.Key{Job: j.Type, GPU: cfg.Cluster.TypeOfGPU(ev.GPUs[0]), Gang: j.Gang, Placement: place})
-				if !alone {
-					shared++
-				}
-				if alone && ev.Rate != want {
-					fail("job %d alone on %v runs at %v, want %v", ev.Job, ev.GPUs, ev.Rate, want)
-				}
-				if ev.Rate > want {
-					fail("job %d runs at %v, faster than alone (%v)", ev.Job, ev.Rate, want)
-				}
-				cost := time.Duration(math.Round(ev.Cost * 1e9))
-				open[ev.Job] = &segment{start: now, pausedTo: now + cost, gpus: ev.GPUs, rate: ev.Rate}
-			case Rate:
-				if s := account(ev.Job, now); s != nil {
-					s.start, s.rate = now, ev.Rate
-				}
-			case Preempt, Vacate:
-				closeSeg(ev.Job, now)
-			case Finish:
-				closeSeg(ev.Job, now)
-				finished[ev.Job] = true
-			}
-		}
+		cfg.OnEvent = rp.onEvent
 		r, err := Run(cfg, p)
 		if err != nil {
 			t.Fatalf("seed %d (%s): %v", seed, p.Name(), err)
 		}
-		if failure != "" {
-			t.Fatalf("seed %d (%s): %s", seed, p.Name(), failure)
+		if rp.failure != "" {
+			t.Fatalf("seed %d (%s): %s", seed, p.Name(), rp.failure)
 		}
 		for _, j := range cfg.Jobs {
-			if !finished[j.ID] {
+			if !rp.finished[j.ID] {
 				t.Errorf("seed %d: job %d never finished", seed, j.ID)
 			}
 			// Completion times round up to the nanosecond, so the replayed
 			// work may exceed Steps by a hair.
-			if w := work[j.ID]; math.Abs(w-j.Steps) > 1e-6*j.Steps {
+			if w := rp.work[j.ID]; math.Abs(w-j.Steps) > 1e-6*j.Steps {
 				t.Errorf("seed %d (%s): job %d replayed %v steps of work, want %v", seed, p.Name(), j.ID, w, j.Steps)
 			}
 		}
 		if r.Summary.Jobs != len(cfg.Jobs) {
 			t.Errorf("seed %d: %d job results for %d jobs", seed, r.Summary.Jobs, len(cfg.Jobs))
 		}
+		shared += rp.shared
 	}
 	if shared == 0 {
 		t.Error("no run shared a GPU: the co-location paths went untested")
 	}
 	t.Logf("%d starts beside another job", shared)
+}
+
+// replay rebuilds a run from its events and records the first broken
+// invariant: no job runs before it arrives, a GPU holds at most limit jobs, a
+// job alone runs at its matrix throughput and never faster, and the work
+// done between events adds up.
+type replay struct {
+	cfg      *Config
+	limit    int // jobs per GPU
+	owners   map[int][]models.JobID
+	open     map[models.JobID]*segment
+	work     map[models.JobID]float64
+	arrival  map[models.JobID]time.Duration
+	finished map[models.JobID]bool
+	failure  string
+	shared   int // starts beside another job
+}
+
+func newReplay(cfg *Config) *replay {
+	rp := &replay{cfg: cfg, limit: 1, owners: map[int][]models.JobID{}, open: map[models.JobID]*segment{},
+		work: map[models.JobID]float64{}, arrival: map[models.JobID]time.Duration{}, finished: map[models.JobID]bool{}}
+	for _, j := range cfg.Jobs {
+		rp.arrival[j.ID] = j.Arrival
+	}
+	return rp
+}
+
+func (rp *replay) fail(f string, a ...any) {
+	if rp.failure == "" {
+		rp.failure = fmt.Sprintf(f, a...)
+	}
+}
+
+// account adds the work of id's open segment up to now.
+func (rp *replay) account(id models.JobID, now time.Duration) *segment {
+	s := rp.open[id]
+	if s == nil {
+		rp.fail("job %d stops without running", id)
+		return nil
+	}
+	if run := now - max(s.start, s.pausedTo); run > 0 {
+		rp.work[id] += s.rate * run.Seconds()
+	}
+	return s
+}
+
+func (rp *replay) closeSeg(id models.JobID, now time.Duration) {
+	if s := rp.account(id, now); s != nil {
+		for _, g := range s.gpus {
+			rp.owners[g] = slices.DeleteFunc(rp.owners[g], func(o models.JobID) bool { return o == id })
+		}
+	}
+	delete(rp.open, id)
+}
+
+func (rp *replay) onEvent(ev Event) {
+	now := time.Duration(math.Round(ev.Time * 1e9))
+	switch ev.Kind {
+	case Start, Resume, Migrate:
+		rp.start(ev, now)
+	case Rate:
+		if s := rp.account(ev.Job, now); s != nil {
+			s.start, s.rate = now, ev.Rate
+		}
+	case Preempt, Vacate:
+		rp.closeSeg(ev.Job, now)
+	case Finish:
+		rp.closeSeg(ev.Job, now)
+		rp.finished[ev.Job] = true
+	}
+}
+
+// start opens a segment for a job taking GPUs.
+func (rp *replay) start(ev Event, now time.Duration) {
+	if now < rp.arrival[ev.Job] {
+		rp.fail("job %d runs at %v before its arrival %v", ev.Job, now, rp.arrival[ev.Job])
+	}
+	alone := true
+	for _, g := range ev.GPUs {
+		if len(rp.owners[g]) >= rp.limit {
+			rp.fail("GPU %d given to job %d while jobs %v hold it", g, ev.Job, rp.owners[g])
+		}
+		alone = alone && len(rp.owners[g]) == 0
+		rp.owners[g] = append(rp.owners[g], ev.Job)
+	}
+	c := rp.cfg
+	j := c.Jobs[ev.Job]
+	place := models.Consolidated
+	for _, g := range ev.GPUs {
+		if c.Cluster.ServerOf(g) != c.Cluster.ServerOf(ev.GPUs[0]) {
+			place = models.Spread
+		}
+	}
+	want := c.Matrix.Throughput(models.Key{Job: j.Type, GPU: c.Cluster.TypeOfGPU(ev.GPUs[0]), Gang: j.Gang, Placement: place})
+	if !alone {
+		rp.shared++
+	}
+	if alone && ev.Rate != want {
+		rp.fail("job %d alone on %v runs at %v, want %v", ev.Job, ev.GPUs, ev.Rate, want)
+	}
+	if ev.Rate > want {
+		rp.fail("job %d runs at %v, faster than alone (%v)", ev.Job, ev.Rate, want)
+	}
+	cost := time.Duration(math.Round(ev.Cost * 1e9))
+	rp.open[ev.Job] = &segment{start: now, pausedTo: now + cost, gpus: ev.GPUs, rate: ev.Rate}
 }
 
 // addRandomPairs gives some pairs of job types co-located figures below

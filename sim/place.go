@@ -2,10 +2,8 @@ package sim
 
 import (
 	"fmt"
-	"math"
 	"slices"
 	"sort"
-	"time"
 
 	"fairbench/models"
 )
@@ -29,7 +27,7 @@ type placement struct {
 // throughput; a job whose placement has no measured figure does not run this
 // time and is counted in Summary.Unplaced. The two jobs of a pair (from a
 // space-sharing allocation) are placed as one gang on the same GPUs.
-func (e *engine) place(s *models.Snapshot, run []models.Assignment, pairs [][2]models.JobID) ([]placement, error) {
+func (e *engine) place(run []models.Assignment, pairs [][2]models.JobID) ([]placement, error) {
 	c := e.cfg.Cluster
 	free := make([]bool, c.TotalGPUs())
 	for g := range free {
@@ -271,109 +269,6 @@ func (e *engine) countDefault(a, b *job) {
 			return
 		}
 	}
-}
-
-// realise turns Gavel-style time fractions into one round's placements with
-// Gavel's priority mechanism (Narayanan et al., OSDI 2020, §4.1): the
-// priority of a job j alone on type g is x[j][g] divided by the fraction of
-// its time in the system it has so far spent on g (∞ when it has none yet),
-// and that of a pair sharing g is its x divided by the fraction of the pair's
-// common time in the system that the two spent together on g. Candidates are
-// taken in descending priority, each job at most once, while the gang fits
-// in the type's free GPUs. When capped, a candidate that has already had more
-// than its share (priority < 1) is left out. It returns the assignments and
-// the pairs among them that share GPUs.
-func (e *engine) realise(s *models.Snapshot, a models.Allocation) ([]models.Assignment, [][2]models.JobID) {
-	type cand struct {
-		jobs []*models.JobState
-		pos  int // arrival position of the first job
-		typ  int
-		x, p float64
-	}
-	types := s.Cluster.TypeNames()
-	typeIdx := map[string]int{}
-	for k, g := range types {
-		typeIdx[g] = k
-	}
-	priority := func(x float64, got, in time.Duration) float64 {
-		if got > 0 && in > 0 {
-			return x / (got.Seconds() / in.Seconds())
-		}
-		return math.Inf(1)
-	}
-	var cands []cand
-	for i := range s.Jobs {
-		j := &s.Jobs[i]
-		for k, g := range types {
-			x := a.Fractions[j.ID][g]
-			if x <= models.FractionTolerance {
-				continue
-			}
-			p := priority(x, j.Received[g], s.Now-j.Arrival)
-			if a.Capped && p < 1-models.FractionTolerance {
-				continue
-			}
-			cands = append(cands, cand{[]*models.JobState{j}, i, k, x, p})
-		}
-	}
-	for _, sf := range a.Shared {
-		if sf.X <= models.FractionTolerance {
-			continue
-		}
-		ja, _ := s.Job(sf.Jobs[0])
-		jb, _ := s.Job(sf.Jobs[1])
-		key := pairKey(sf.Jobs[0], sf.Jobs[1])
-		p := priority(sf.X, e.pairTime[key][sf.Type], s.Now-max(ja.Arrival, jb.Arrival))
-		if a.Capped && p < 1-models.FractionTolerance {
-			continue
-		}
-		pos := e.byID[ja.ID].pos
-		cands = append(cands, cand{[]*models.JobState{ja, jb}, pos, typeIdx[sf.Type], sf.X, p})
-	}
-	sort.SliceStable(cands, func(a, b int) bool {
-		ca, cb := cands[a], cands[b]
-		if ca.p != cb.p {
-			return ca.p > cb.p
-		}
-		if ca.x != cb.x {
-			return ca.x > cb.x
-		}
-		if ca.pos != cb.pos {
-			return ca.pos < cb.pos
-		}
-		if ca.typ != cb.typ {
-			return ca.typ < cb.typ
-		}
-		return len(ca.jobs) < len(cb.jobs)
-	})
-	free := map[string]int{}
-	for _, g := range types {
-		free[g] = s.Cluster.Capacity(g)
-	}
-	taken := map[models.JobID]bool{}
-	var run []models.Assignment
-	var pairs [][2]models.JobID
-next:
-	for _, c := range cands {
-		g := types[c.typ]
-		for _, j := range c.jobs {
-			if taken[j.ID] {
-				continue next
-			}
-		}
-		if free[g] < c.jobs[0].Gang {
-			continue
-		}
-		free[g] -= c.jobs[0].Gang
-		for _, j := range c.jobs {
-			taken[j.ID] = true
-			run = append(run, models.Assignment{Job: j.ID, Type: g})
-		}
-		if len(c.jobs) == 2 {
-			pairs = append(pairs, [2]models.JobID{c.jobs[0].ID, c.jobs[1].ID})
-		}
-	}
-	return run, pairs
 }
 
 // pairKey orders a pair of job IDs.

@@ -22,7 +22,7 @@ type Result struct {
 	Decisions    []DecisionTiming `json:"decisions,omitempty"`
 }
 
-// Summary holds the run's headline metrics (DESIGN.md, "Metrics").
+// Summary holds the run's headline metrics (README.md, "Metrics").
 type Summary struct {
 	Jobs       int     `json:"jobs"`
 	MeanJCT    float64 `json:"mean_jct_s"`

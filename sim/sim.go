@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"slices"
@@ -16,6 +17,7 @@ const never = time.Duration(math.MaxInt64)
 
 // engine is one run in progress.
 type engine struct {
+	ctx    context.Context
 	cfg    Config
 	policy solvers.Policy
 	trig   models.Trigger
@@ -51,15 +53,23 @@ type engine struct {
 	// the two have run together on the same GPUs: the space-sharing round
 	// mechanism's "rounds received" for a pair.
 	pairTime map[[2]models.JobID]map[string]time.Duration
+	rounds   rounds
 }
 
 // Run simulates the jobs of cfg under policy p until every job has finished.
 func Run(cfg Config, p solvers.Policy) (*Result, error) {
+	return RunContext(context.Background(), cfg, p)
+}
+
+// RunContext is Run that stops, with ctx's error, at the first event after
+// ctx is cancelled.
+func RunContext(ctx context.Context, cfg Config, p solvers.Policy) (*Result, error) {
 	cfg.defaults()
 	if err := cfg.validate(); err != nil {
 		return nil, err
 	}
 	e := newEngine(cfg, p)
+	e.ctx = ctx
 	if err := e.loop(); err != nil {
 		return nil, fmt.Errorf("sim: policy %s: %w", p.Name(), err)
 	}
@@ -68,7 +78,8 @@ func Run(cfg Config, p solvers.Policy) (*Result, error) {
 
 func newEngine(cfg Config, p solvers.Policy) *engine {
 	e := &engine{cfg: cfg, policy: p, trig: solvers.TriggersOf(p), userIdx: map[string]int{},
-		pairTime: map[[2]models.JobID]map[string]time.Duration{}}
+		pairTime: map[[2]models.JobID]map[string]time.Duration{},
+		rounds:   newRounds(cfg.Cluster, solvers.RoundsOf(p), cfg.Round)}
 	for _, u := range cfg.Users {
 		e.userIdx[u.Name] = len(e.users)
 		e.users = append(e.users, u.Name)
@@ -81,10 +92,14 @@ func newEngine(cfg Config, p solvers.Policy) *engine {
 		if !ok {
 			jt = models.JobType{Name: cfg.Jobs[i].Type}
 		}
-		e.jobs = append(e.jobs, &job{
+		j := &job{
 			spec: cfg.Jobs[i], jt: jt, restore: cfg.Costs.Restore(jt),
 			firstRun: -1, received: map[string]time.Duration{},
-		})
+		}
+		for _, g := range e.rounds.types {
+			j.runnable = append(j.runnable, models.ThroughputOn(cfg.Cluster, cfg.Matrix, cfg.JobTypes, &j.spec, g) > 0)
+		}
+		e.jobs = append(e.jobs, j)
 	}
 	sort.SliceStable(e.jobs, func(a, b int) bool {
 		if e.jobs[a].spec.Arrival != e.jobs[b].spec.Arrival {
@@ -107,6 +122,9 @@ func (e *engine) loop() error {
 	nextRound := time.Duration(0)
 	for e.next < len(e.jobs) || len(e.active) > 0 {
 		t := min(nextRound, e.nextArrival(), e.nextCompletion())
+		if err := e.bounded(t); err != nil {
+			return err
+		}
 		e.advance(t)
 		done := e.complete()
 		arrived := e.arrive()
@@ -136,6 +154,22 @@ func (e *engine) loop() error {
 	return nil
 }
 
+// bounded stops a cancelled run, and one about to pass models.MaxSimulated
+// or models.MaxRounds (a job that would take centuries at the rate its
+// policy gives it).
+func (e *engine) bounded(t time.Duration) error {
+	if e.ctx != nil {
+		if err := context.Cause(e.ctx); err != nil {
+			return err
+		}
+	}
+	if t > models.MaxSimulated || int64(t/e.cfg.Round) > models.MaxRounds {
+		return fmt.Errorf("stopped at t=%gs, round %d: a run may simulate at most %s and %d rounds (docs/limits.md); %d jobs still active",
+			seconds(e.now), e.round, models.Describe(models.MaxSimulated), models.MaxRounds, len(e.active))
+	}
+	return nil
+}
+
 func (e *engine) nextArrival() time.Duration {
 	if e.next < len(e.jobs) {
 		return e.jobs[e.next].spec.Arrival
@@ -157,6 +191,7 @@ func (e *engine) advance(t time.Duration) {
 		e.area += float64(len(e.active)) * (t - e.now).Seconds()
 		e.rec.span(e.now, t, e.holding, e.entitle)
 		e.countPairs(t - e.now)
+		e.accrue(e.now, t)
 		e.now = t
 	}
 }
@@ -201,6 +236,7 @@ func (e *engine) complete() bool {
 	if !any {
 		return false
 	}
+	e.rounds.changed = true
 	e.rerate(nil)
 	e.running = slices.DeleteFunc(e.running, func(j *job) bool { return j.finished })
 	for k := range e.pairTime {
@@ -208,6 +244,13 @@ func (e *engine) complete() bool {
 			delete(e.pairTime, k)
 		}
 	}
+	e.rounds.order = slices.DeleteFunc(e.rounds.order, func(k [2]models.JobID) bool {
+		if e.byID[k[0]].finished || e.byID[k[1]].finished {
+			delete(e.rounds.pairs, k)
+			return true
+		}
+		return false
+	})
 	k := 0
 	for i, j := range e.active {
 		if j.finished {
@@ -231,6 +274,11 @@ func (e *engine) arrive() bool {
 	for e.next < len(e.jobs) && e.jobs[e.next].spec.Arrival == e.now {
 		j := e.jobs[e.next]
 		j.arrived, j.settled, j.areaArrive = true, e.now, e.area
+		j.clock = make([]float64, len(e.rounds.types))
+		for g := range j.clock {
+			j.clock[g] = e.rounds.credit
+		}
+		j.deficit = make([]float64, len(e.rounds.types))
 		j.pos = len(e.active)
 		e.active = append(e.active, j)
 		e.views = append(e.views, j.view())
@@ -240,6 +288,7 @@ func (e *engine) arrive() bool {
 		any = true
 	}
 	if any {
+		e.rounds.changed = true
 		e.refreshEntitlement()
 	}
 	return any
@@ -332,8 +381,16 @@ func (e *engine) snapshot(why models.Trigger) *models.Snapshot {
 	}
 }
 
-// decide asks the policy for an allocation, checks it and applies it.
+// decide asks the policy for an allocation, checks it and applies it; or,
+// when the policy's re-solve cadence says the allocation in force stays
+// (rounds.due), realises that one again.
 func (e *engine) decide(why models.Trigger) error {
+	if !e.due() {
+		if !e.rounds.fractional {
+			return nil // the placements in force stay
+		}
+		return e.realiseRound()
+	}
 	snap := e.snapshot(why)
 	var start time.Duration
 	if e.cfg.Clock != nil {
@@ -354,12 +411,22 @@ func (e *engine) decide(why models.Trigger) error {
 	if err := models.Feasible(snap, alloc); err != nil {
 		return fmt.Errorf("round %d (t=%gs): infeasible allocation: %w", e.round, seconds(e.now), err)
 	}
-	run := alloc.Run
-	var pairs [][2]models.JobID
+	e.hold(alloc)
 	if alloc.Fractional() {
-		run, pairs = e.realise(snap, alloc)
+		return e.realiseRound()
 	}
-	placed, err := e.place(snap, run, pairs)
+	placed, err := e.place(alloc.Run, nil)
+	if err != nil {
+		return fmt.Errorf("round %d (t=%gs): %w", e.round, seconds(e.now), err)
+	}
+	e.apply(placed)
+	return nil
+}
+
+// realiseRound places one round of the fractional allocation in force.
+func (e *engine) realiseRound() error {
+	run, pairs := e.realise()
+	placed, err := e.place(run, pairs)
 	if err != nil {
 		return fmt.Errorf("round %d (t=%gs): %w", e.round, seconds(e.now), err)
 	}

@@ -34,6 +34,16 @@ type job struct {
 	received map[string]time.Duration
 	lost     time.Duration // wall time spent restoring
 
+	// The round mechanism's view (see rounds), per GPU type newest first:
+	// whether the job can run there, its share in the allocation in force
+	// (empty when that allocation does not know it), its time there since
+	// that allocation plus the half-round credit, and its deficit.
+	runnable []bool
+	share    []float64
+	clock    []float64
+	deficit  []float64
+	inAlloc  bool
+
 	arrived     bool
 	finished    bool
 	finish      time.Duration
@@ -63,7 +73,7 @@ func (j *job) settle(now time.Duration) {
 		if run := now - from; run > 0 {
 			j.done = math.Min(j.spec.Steps, j.done+j.rate*run.Seconds())
 			j.executed += run
-			j.attained += time.Duration(j.spec.Gang) * run
+			j.attained = addSat(j.attained, mulSat(run, j.spec.Gang))
 			j.received[j.typ] += run
 		}
 	}
@@ -73,13 +83,35 @@ func (j *job) settle(now time.Duration) {
 // schedule recomputes the completion time after a placement change at now.
 func (j *job) schedule(now time.Duration) {
 	start := max(now, j.pausedTo)
-	j.finishAt = start + ceilSeconds(j.remaining()/j.rate)
+	j.finishAt = addSat(start, ceilSeconds(j.remaining()/j.rate))
 }
 
 // ceilSeconds converts seconds to a Duration, rounding up to the nanosecond
-// so that a job never finishes before its work is done.
+// so that a job never finishes before its work is done. A time beyond
+// time.Duration's range (a tiny rate) saturates to never instead of
+// wrapping around to a negative time.
 func ceilSeconds(s float64) time.Duration {
-	return time.Duration(math.Ceil(s * float64(time.Second)))
+	ns := math.Ceil(s * float64(time.Second))
+	if !(ns < math.MaxInt64) { // also NaN
+		return never
+	}
+	return time.Duration(max(ns, 0))
+}
+
+// addSat is a + b for b ≥ 0, saturating at never.
+func addSat(a, b time.Duration) time.Duration {
+	if a > never-b {
+		return never
+	}
+	return a + b
+}
+
+// mulSat is d × k for d, k ≥ 0, saturating at never.
+func mulSat(d time.Duration, k int) time.Duration {
+	if k > 0 && d > never/time.Duration(k) {
+		return never
+	}
+	return d * time.Duration(k)
 }
 
 // view is the job as a policy sees it.

@@ -80,8 +80,6 @@ func ran(j models.JobState, first, executed, done float64) models.JobState {
 	return j
 }
 
-func owner(j models.JobState, user string) models.JobState { j.User = user; return j }
-
 // ids lists the assignments as "id/type".
 func ids(a models.Allocation) []string {
 	var out []string
@@ -92,6 +90,7 @@ func ids(a models.Allocation) []string {
 }
 
 func TestFastest(t *testing.T) {
+	t.Parallel()
 	servers := []models.Server{{Type: "V100", GPUs: 4}, {Type: "P100", GPUs: 4}, {Type: "K80", GPUs: 4}}
 	tests := []struct {
 		name string
@@ -124,6 +123,7 @@ func TestFastest(t *testing.T) {
 }
 
 func TestStayOrFastest(t *testing.T) {
+	t.Parallel()
 	servers := []models.Server{{Type: "V100", GPUs: 4}, {Type: "K80", GPUs: 4}}
 	tests := []struct {
 		name string
@@ -147,6 +147,7 @@ func TestStayOrFastest(t *testing.T) {
 }
 
 func TestPack(t *testing.T) {
+	t.Parallel()
 	// 4 V100 + 2 K80; resnet prefers V100.
 	servers := []models.Server{{Type: "V100", GPUs: 4}, {Type: "K80", GPUs: 2}}
 	jobs := []models.JobState{
@@ -180,6 +181,7 @@ func TestPack(t *testing.T) {
 }
 
 func TestPackStrictSkipsUnrunnable(t *testing.T) {
+	t.Parallel()
 	// Job 1 (k80) cannot run on a V100-only cluster: it never blocks job 2.
 	s := snap(t, 0, nil, []models.Server{{Type: "V100", GPUs: 2}}, job(1, 0, "k80", 1, 10), job(2, 1, "resnet", 1, 10))
 	order := []*models.JobState{&s.Jobs[0], &s.Jobs[1]}
@@ -190,6 +192,7 @@ func TestPackStrictSkipsUnrunnable(t *testing.T) {
 }
 
 func TestPackerFree(t *testing.T) {
+	t.Parallel()
 	s := snap(t, 0, nil, []models.Server{{Type: "V100", GPUs: 4}, {Type: "V100", GPUs: 4}}, job(1, 0, "resnet", 3, 10))
 	p := solvers.NewPacker(s)
 	if p.Free("V100") != 8 {

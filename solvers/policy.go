@@ -5,9 +5,12 @@
 package solvers
 
 import (
+	"encoding/json"
+	"errors"
 	"fmt"
+	"maps"
 	"math/rand/v2"
-	"sort"
+	"slices"
 	"time"
 
 	"github.com/go-viper/mapstructure/v2"
@@ -17,9 +20,30 @@ import (
 
 // Policy decides which jobs run where, once per round and, if it implements
 // Triggered, at arrivals and completions too.
+//
+// One instance serves one run. The registry builds a fresh instance for
+// every run (Registry.New; the simulator's callers, the checker and the
+// benchmarks all do), so a policy may keep state between the decisions of
+// its run — compensation, queues, homes, counters — and never needs to
+// tell one run from the next: nothing resets an instance. Snapshots reach
+// it in time order; a stateful policy given one earlier than its previous
+// decision returns an error wrapping ErrTimeWentBack rather than start
+// over. Instances share nothing: two built from the same Config (the same
+// options) keep independent state. A policy is not safe for concurrent use.
 type Policy interface {
 	Name() string
 	Allocate(s *models.Snapshot) (models.Allocation, error)
+}
+
+// ErrTimeWentBack is the error (wrapped, naming the policy and both times)
+// of a stateful policy given a snapshot earlier than its previous decision:
+// an instance serves one run, and a second run needs a new instance.
+var ErrTimeWentBack = errors.New("snapshot earlier than the previous decision: a policy instance serves one run (build a new one per run)")
+
+// TimeWentBack is ErrTimeWentBack for policy name, given a snapshot at now
+// after a decision at last.
+func TimeWentBack(name string, now, last time.Duration) error {
+	return fmt.Errorf("%s: snapshot at %v after a decision at %v: %w", name, now, last, ErrTimeWentBack)
 }
 
 // Triggered is implemented by policies that want decisions at events as well
@@ -41,9 +65,19 @@ func TriggersOf(p Policy) models.Trigger {
 // over a run (Gandiva_fair's trades, FFT's compensation trajectories). The
 // simulator calls Report once, after the last job finishes, and stores the
 // value in the run's result; it must be deterministic and encode to JSON.
+//
+// The value is a pointer to a report type the policy's package exports
+// (gandivafair.Report, fft.Report, sjfbsbf.Report), and the policy's
+// registry entry names that type (Entry.Report, with ReportAs): a report
+// read back from a run record decodes into it (Registry.DecodeReport), so
+// that readers use its fields, never its JSON keys.
 type Reporter interface {
 	Report() any
 }
+
+// ReportAs is an Entry.Report for a policy whose Report returns a *T: it
+// returns a new, zero *T.
+func ReportAs[T any]() any { return new(T) }
 
 // Config is what a policy is built from: its options from the scenario file
 // and a random source seeded from the run's seed (one stream per purpose).
@@ -89,6 +123,11 @@ type Entry struct {
 	// field; the checker verifies them under their conditions and reports
 	// the other properties as information.
 	Claims []models.Claim
+	// Report, for a policy that is a Reporter, returns a new zero value of
+	// the type its Report returns (ReportAs[T] for a *T): a report stored
+	// in a run record decodes into it. Nil for a policy that reports
+	// nothing. The registry's tests check that the two types agree.
+	Report func() any
 }
 
 // Registry maps policy names to factories. The zero value is empty and ready.
@@ -113,18 +152,30 @@ func (r *Registry) Register(e Entry) error {
 
 // Names lists the registered policies, sorted.
 func (r *Registry) Names() []string {
-	out := make([]string, 0, len(r.entries))
-	for n := range r.entries {
-		out = append(out, n)
-	}
-	sort.Strings(out)
-	return out
+	return slices.Sorted(maps.Keys(r.entries))
 }
 
 // Lookup returns the entry for name.
 func (r *Registry) Lookup(name string) (Entry, bool) {
 	e, ok := r.entries[name]
 	return e, ok
+}
+
+// DecodeReport decodes a policy report stored in a run record (its JSON,
+// as the simulator's result holds it) into a new value of the type the
+// policy's entry declares (Entry.Report): the type the policy's Report
+// returned when the run was made. ok is false, and nothing is decoded,
+// when the policy is not registered or declares no report type.
+func (r *Registry) DecodeReport(policy string, data []byte) (rep any, ok bool, err error) {
+	e, known := r.entries[policy]
+	if !known || e.Report == nil {
+		return nil, false, nil
+	}
+	rep = e.Report()
+	if err := json.Unmarshal(data, rep); err != nil {
+		return nil, false, fmt.Errorf("%s report: %w", policy, err)
+	}
+	return rep, true, nil
 }
 
 // New builds the named policy; an unknown name is an error listing the known ones.

@@ -5,10 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/signal"
-	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 	"syscall"
 	"text/tabwriter"
@@ -21,7 +21,6 @@ import (
 	"fairbench/calibrate"
 	"fairbench/calibrate/nvmlprobe"
 	"fairbench/internal/version"
-	"fairbench/models"
 )
 
 // openProbe opens NVML; tests replace it with go-nvml's mock.
@@ -431,24 +430,10 @@ gpu_types); for a Gavel-format file give --gpu-types FILE, any YAML or JSON file
 gpu_types list (a datasheet file, a profile or a scenario).`,
 		Args: cobra.MinimumNArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			opt := calibrate.MergeOptions{Output: output, Sharing: sharing, Version: version.String()}
-			for _, f := range gpuTypes {
-				ds, err := calibrate.ReadGPUTypes(f)
-				if err != nil {
-					return err
-				}
-				opt.Declared = append(opt.Declared, ds...)
-			}
-			rep, err := calibrate.Merge(args[0], args[1:], opt)
+			rep, err := calibrate.Merge(args[0], args[1:], calibrate.MergeOptions{Output: output, Sharing: sharing,
+				Version: version.String(), DeclaredFiles: gpuTypes, Scenario: scenario})
 			if err != nil {
 				return err
-			}
-			if scenario != "" {
-				data, err := calibrate.ScenarioFor(rep, scenario, args[1:])
-				if err != nil {
-					return err
-				}
-				rep.Files[scenario] = data
 			}
 			werr := calibrate.WriteAll(rep.Files)
 			if werr != nil && !errors.Is(werr, calibrate.ErrInterrupted) {
@@ -460,7 +445,7 @@ gpu_types list (a datasheet file, a profile or a scenario).`,
 			for _, c := range rep.Replaced {
 				fmt.Fprintf(w, "  replaced %v: %.6g → %.6g (from %s)\n", c.Key, c.Old, c.New, c.From)
 			}
-			for _, p := range sortedPaths(rep.Files) {
+			for _, p := range slices.Sorted(maps.Keys(rep.Files)) {
 				if p != rep.Output {
 					fmt.Fprintf(w, "wrote %s\n", p)
 				}
@@ -477,15 +462,6 @@ gpu_types list (a datasheet file, a profile or a scenario).`,
 	cmd.Flags().StringVar(&sharing, "sharing", calibrate.ModeTimeSlice, "the co-location mode whose pairs go into the matrix: timeslice or mps")
 	cmd.Flags().StringSliceVar(&gpuTypes, "gpu-types", nil, "a file with a gpu_types list declaring GPU types the catalogue lacks (repeatable)")
 	return cmd
-}
-
-func sortedPaths(files map[string][]byte) []string {
-	out := make([]string, 0, len(files))
-	for p := range files {
-		out = append(out, p)
-	}
-	sort.Strings(out)
-	return out
 }
 
 func newCalibrateExtrapolate() *cobra.Command {
@@ -510,80 +486,13 @@ file (and FILE.extrapolation.json with the method and errors); they are estimate
 measurements.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if len(gpus) == 0 {
-				return errors.New("calibrate extrapolate: --gpu TYPE is required")
-			}
-			data, err := calibrate.BuiltinData()
+			x, err := calibrate.Extrapolate(calibrate.ExtrapolateRequest{GPUs: gpus, Datasheets: datasheets, Measured: measured,
+				Options: calibrate.ExtrapolateOptions{Method: method, TF32: tf32}, Output: output})
 			if err != nil {
 				return err
 			}
-			var declared []calibrate.GPUDecl
-			for _, f := range datasheets {
-				ds, err := calibrate.ReadGPUTypes(f)
-				if err != nil {
-					return err
-				}
-				declared = append(declared, ds...)
-			}
-			m := models.Catalogue().Matrix
-			memory := map[string]uint64{}
-			for _, f := range measured {
-				if rec, err := calibrate.ReadRecord(f); err == nil {
-					declared = append(declared, rec.GPUTypes...)
-					for _, e := range rec.Entries {
-						memory[e.JobType] = max(memory[e.JobType], e.MemoryBytes, e.PeakTorchMemBytes)
-					}
-				}
-			}
-			if err := data.Declare(declared); err != nil {
-				return err
-			}
-			for _, f := range measured {
-				fm, err := calibrate.LoadMatrix(f, declared)
-				if err != nil {
-					return err
-				}
-				m.Merge(fm)
-			}
-			x, err := calibrate.NewExtrapolator(data, m, memory, calibrate.ExtrapolateOptions{Method: method, TF32: tf32})
-			if err != nil {
-				return err
-			}
-			loo := x.LeaveOneTypeOut()
-			out := struct {
-				LOO       calibrate.LOOReport             `json:"leave_one_type_out"`
-				Estimates map[string][]calibrate.Estimate `json:"estimates"`
-				Sources   map[string]string               `json:"datasheets"`
-			}{LOO: loo, Estimates: map[string][]calibrate.Estimate{}, Sources: map[string]string{}}
-			est := models.NewMatrix()
-			var names []string
-			for _, g := range gpus {
-				t, ok := data.Datasheet(g)
-				if !ok {
-					return fmt.Errorf("calibrate extrapolate: --gpu %q: no datasheet (have: %s); give one with --datasheet FILE", g, strings.Join(sortedDatasheets(data), ", "))
-				}
-				names = append(names, t.Type)
-				es, err := x.Estimates(t.Type)
-				if err != nil {
-					return err
-				}
-				out.Estimates[t.Type] = es
-				out.Sources[t.Type] = t.Source
-				for _, e := range es {
-					k := models.Key{Job: e.Job, GPU: e.GPU, Gang: e.Gang}
-					if err := est.Set(k, e.StepsPerSecond, "fairbench calibrate extrapolate"); err != nil {
-						return err
-					}
-				}
-			}
-			if output != "" {
-				gav, err := calibrate.EncodeGavelFor(est, declared)
-				if err != nil {
-					return err
-				}
-				side, _ := json.MarshalIndent(out, "", "  ")
-				files := map[string][]byte{output: gav, strings.TrimSuffix(output, filepath.Ext(output)) + ".extrapolation.json": append(side, '\n')}
-				if err := calibrate.WriteAll(files); err != nil {
+			if x.Files != nil {
+				if err := calibrate.WriteAll(x.Files); err != nil {
 					return err
 				}
 			}
@@ -591,12 +500,12 @@ measurements.`,
 			if asJSON {
 				enc := json.NewEncoder(w)
 				enc.SetIndent("", "  ")
-				return enc.Encode(out)
+				return enc.Encode(x)
 			}
-			printLOO(w, loo)
-			for _, n := range names {
-				fmt.Fprintf(w, "\nestimates for %s (%s):\n", n, out.Sources[n])
-				printEstimates(w, out.Estimates[n])
+			printLOO(w, x.LOO)
+			for _, n := range x.Types {
+				fmt.Fprintf(w, "\nestimates for %s (%s):\n", n, x.Sources[n])
+				printEstimates(w, x.Estimates[n])
 			}
 			return nil
 		},
@@ -609,15 +518,6 @@ measurements.`,
 	cmd.Flags().StringVar(&output, "output", "", "write the estimates as a Gavel-format file")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	return cmd
-}
-
-func sortedDatasheets(d *calibrate.ExtrapolationData) []string {
-	var out []string
-	for n := range d.GPUs {
-		out = append(out, n)
-	}
-	sort.Strings(out)
-	return out
 }
 
 func printLOO(w io.Writer, r calibrate.LOOReport) {

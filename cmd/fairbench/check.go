@@ -1,9 +1,7 @@
 package main
 
 import (
-	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -12,7 +10,6 @@ import (
 
 	"fairbench/check"
 	"fairbench/internal/atomicfile"
-	"fairbench/models"
 	"fairbench/runs"
 	"fairbench/solvers/registry"
 )
@@ -196,36 +193,27 @@ func runCheck(cmd *cobra.Command, s *settings, f *checkFlags) error {
 	case f.policy == "" && f.replay == "":
 		return usage("give --policy NAME, --policy exec:CMD, --matrix or --replay FILE (policies: %v)", registry.Default().Names())
 	}
-	var in *models.Instance
+	target := check.Target{Policy: f.policy, Claims: f.claims, Timeout: f.timeout, Replay: f.replay}
 	if f.replay != "" {
-		i, err := replayInstance(f)
+		in, err := runs.ReadInstance(f.replay)
 		if err != nil {
-			return err
+			return usage("--replay: %v", err)
 		}
-		in = i
+		target.Instance = in
+		if err := target.Settle(); err != nil {
+			return usage("%v", err)
+		}
 	}
-	subj, err := subjectOf(f, in)
+	subj, err := target.Subject(registry.Default())
 	if err != nil {
 		return usage("%v", err)
 	}
 	if subj.Close != nil {
 		defer subj.Close()
 	}
-	var rep *check.Report
-	if in != nil {
-		rep, err = check.Replay(subj, in, cfg)
-	} else {
-		rep, err = check.Run(subj, cfg)
-	}
+	rep, err := target.Check(subj, cfg)
 	if err != nil {
 		return usage("%v", err)
-	}
-	if in != nil {
-		for i := range rep.Results {
-			if rep.Results[i].Status != check.Holds {
-				rep.Results[i].Counterexample = f.replay
-			}
-		}
 	}
 	check.PrintReport(cmd.OutOrStdout(), rep)
 	if f.junit != "" {
@@ -237,79 +225,15 @@ func runCheck(cmd *cobra.Command, s *settings, f *checkFlags) error {
 			return usage("--junit: %v", err)
 		}
 	}
-	return verdict(rep)
+	return failure(rep.Failure())
 }
 
-// replayInstance reads the --replay file and settles the policy: the
-// file's registered policy by default; an external one only with --policy,
-// since a file must never make check run a command.
-func replayInstance(f *checkFlags) (*models.Instance, error) {
-	in, err := runs.ReadInstance(f.replay)
-	if err != nil {
-		return nil, usage("--replay: %v", err)
+// failure is a check's failure as the error the command ends with.
+func failure(f *check.Failure) error {
+	if f == nil {
+		return nil
 	}
-	if f.policy != "" {
-		return in, nil
-	}
-	switch {
-	case in.Policy == "":
-		return nil, usage("%s names no policy: give --policy", f.replay)
-	case strings.HasPrefix(in.Policy, check.ExecPrefix):
-		return nil, usage("%s was found on the external policy %q; replay never runs a command read from a file: "+
-			"give it with --policy (e.g. --policy '%s') to run it", f.replay, in.Policy, in.Policy)
-	}
-	f.policy = in.Policy
-	return in, nil
-}
-
-// subjectOf resolves --policy (a registered name or exec:CMD) and its
-// claims: --claims, else the registry's, else (exec:) the replayed file's.
-func subjectOf(f *checkFlags, in *models.Instance) (*check.Subject, error) {
-	var subj *check.Subject
-	if cmd, ok := strings.CutPrefix(f.policy, check.ExecPrefix); ok {
-		if strings.TrimSpace(cmd) == "" {
-			return nil, errors.New("--policy exec: needs a command")
-		}
-		var claims []models.Claim
-		if in != nil && in.Check != nil {
-			claims = in.Check.Claims
-		}
-		subj = check.NewExternal(cmd, f.timeout).Subject(claims)
-	} else {
-		var opts map[string]any
-		if in != nil && in.Policy == f.policy {
-			opts = in.Options
-		}
-		var err error
-		if subj, err = check.SubjectOf(registry.Default(), f.policy, opts); err != nil {
-			return nil, err
-		}
-	}
-	if f.claims != nil {
-		claims, err := check.ParseClaims(f.claims)
-		if err != nil {
-			return nil, fmt.Errorf("--claims: %w", err)
-		}
-		subj.Claims = claims
-	}
-	return subj, nil
-}
-
-// verdict turns a report into the exit status.
-func verdict(rep *check.Report) error {
-	switch rep.ExitCode() {
-	case 1:
-		var bad []string
-		for _, r := range rep.Results {
-			if r.Claimed && r.Status == check.Violated {
-				bad = append(bad, r.Property)
-			}
-		}
-		return checkError{msg: fmt.Sprintf("policy %s violates claimed %s", rep.Policy, strings.Join(bad, ", ")), code: 1}
-	case 2:
-		return checkError{msg: fmt.Sprintf("policy %s failed while being checked (see the errors above)", rep.Policy), code: 2}
-	}
-	return nil
+	return checkError{msg: f.Msg, code: exitCode(f.Status)}
 }
 
 // runMatrix checks every policy, writes the matrix files and, with a
@@ -317,7 +241,7 @@ func verdict(rep *check.Report) error {
 func runMatrix(cmd *cobra.Command, s *settings, f *checkFlags, cfg check.Config) error {
 	var base *check.Baseline
 	if f.baseline != "" {
-		b, err := readBaseline(f.baseline)
+		b, err := check.ReadBaselineFile(f.baseline)
 		if err != nil {
 			return usage("--baseline: %v", err)
 		}
@@ -336,13 +260,13 @@ func runMatrix(cmd *cobra.Command, s *settings, f *checkFlags, cfg check.Config)
 	if err := printMatrix(out, m, s.width()); err != nil {
 		return err
 	}
-	if err := writeMatrixFiles(out, s, m); err != nil {
+	if err := m.WriteFiles(out, s.out()); err != nil {
 		return err
 	}
 	var changes []check.Change
 	if base != nil {
 		changes = base.Compare(m)
-		printChanges(out, f.baseline, changes)
+		check.PrintChanges(out, f.baseline, changes)
 	}
 	if f.junit != "" {
 		b, err := check.MatrixJUnit(m, changes)
@@ -355,91 +279,11 @@ func runMatrix(cmd *cobra.Command, s *settings, f *checkFlags, cfg check.Config)
 		fmt.Fprintln(out, "wrote", f.junit)
 	}
 	if f.writeBaseline != "" {
-		b, err := check.NewBaseline(m, check.BudgetOf(cfg)).JSON()
-		if err == nil {
-			err = atomicfile.Write(f.writeBaseline, b)
-		}
-		if err != nil {
+		if err := check.NewBaseline(m, check.BudgetOf(cfg)).WriteFile(f.writeBaseline); err != nil {
 			return usage("--write-baseline: %v", err)
 		}
 		fmt.Fprintln(out, "wrote", f.writeBaseline)
 		return nil
 	}
-	return matrixVerdict(m, base, changes)
-}
-
-// readBaseline reads a baseline file.
-func readBaseline(path string) (*check.Baseline, error) {
-	fh, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer fh.Close()
-	b, err := check.ReadBaseline(fh)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return b, nil
-}
-
-func writeMatrixFiles(out interface{ Write([]byte) (int, error) }, s *settings, m *check.Matrix) error {
-	j, err := m.JSON()
-	if err != nil {
-		return err
-	}
-	c, err := m.CSV()
-	if err != nil {
-		return err
-	}
-	for _, f := range []struct {
-		name string
-		b    []byte
-	}{{"check-matrix.json", j}, {"check-matrix.csv", c}} {
-		path := filepath.Join(s.out(), f.name)
-		if err := atomicfile.Write(path, f.b); err != nil {
-			return err
-		}
-		fmt.Fprintln(out, "wrote", path)
-	}
-	return nil
-}
-
-func printChanges(out interface{ Write([]byte) (int, error) }, path string, changes []check.Change) {
-	failing := check.Failing(changes)
-	if len(failing) == 0 {
-		fmt.Fprintf(out, "\nbaseline %s: no change in any claim's verdict\n", path)
-	} else {
-		fmt.Fprintf(out, "\nbaseline %s: %d change(s):\n", path, len(failing))
-	}
-	for _, c := range changes {
-		mark := "  "
-		if c.Fails {
-			mark = "✗ "
-		}
-		fmt.Fprintln(out, mark+c.String())
-	}
-}
-
-// matrixVerdict is the exit status of --matrix: against the baseline, the
-// changes; without one, the claims' verdicts.
-func matrixVerdict(m *check.Matrix, base *check.Baseline, changes []check.Change) error {
-	if base == nil {
-		switch m.ExitCode() {
-		case 1:
-			return checkError{msg: "a claimed property is violated under its conditions (see the table above)", code: 1}
-		case 2:
-			return checkError{msg: "a policy failed while being checked (see the table above)", code: 2}
-		}
-		return nil
-	}
-	failing := check.Failing(changes)
-	for _, c := range failing {
-		if c.Kind == "error" {
-			return checkError{msg: "a policy failed while being checked: " + c.String(), code: 2}
-		}
-	}
-	if len(failing) > 0 {
-		return checkError{msg: fmt.Sprintf("%d claim verdict(s) changed against the baseline", len(failing)), code: 1}
-	}
-	return nil
+	return failure(m.Failure(base, changes))
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"maps"
 	"slices"
 
 	"github.com/spf13/cobra"
@@ -37,7 +38,7 @@ func gpuTypes() []string {
 		out = append(out, g.Name)
 	}
 	if d, err := calibrate.BuiltinData(); err == nil {
-		for _, n := range sortedDatasheets(d) {
+		for _, n := range slices.Sorted(maps.Keys(d.GPUs)) {
 			if !slices.Contains(out, n) {
 				out = append(out, n)
 			}

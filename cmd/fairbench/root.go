@@ -1,15 +1,13 @@
 package main
 
 import (
-	"fmt"
-	"strings"
-
 	"github.com/spf13/cobra"
 	"github.com/spf13/viper"
 )
 
-// settings holds the global flags, merged by viper from (in rising priority)
-// defaults, the --config file, FAIRBENCH_* environment variables and flags.
+// settings holds the flags, merged (in rising priority) from defaults, the
+// --config file, FAIRBENCH_* environment variables and the command line
+// (see settings.go), and bound into viper.
 type settings struct {
 	v *viper.Viper
 }
@@ -37,25 +35,7 @@ LP family, Tiresias, SJF, FIFO, isolated shares) in a deterministic simulator.`,
 	pf.Int64("seed", 0, "random seed (overrides the scenario's seed)")
 	pf.String("out", "out", "folder for result files")
 	pf.Bool("wide", false, "print every column of tables, however wide (default: fit 100 columns)")
-	root.AddCommand(newVersion(), newList(s), newSimulate(s), newGrid(s), newSolve(s), newMerge(s), newReport(s), newReproduce(s), newCheck(s), newCalibrate(s))
+	root.AddCommand(newVersion(), newList(s), newSimulate(s), newGrid(s), newSolve(s), newMerge(s), newReport(s), newReproduce(s), newCheck(s), newCalibrate(s), newCompareGavel(s))
 	finish(root)
 	return root
-}
-
-// load binds the flags of cmd and reads the --config file into viper.
-func (s *settings) load(cmd *cobra.Command) error {
-	s.v.SetEnvPrefix("FAIRBENCH")
-	s.v.SetEnvKeyReplacer(strings.NewReplacer("-", "_"))
-	s.v.AutomaticEnv()
-	if err := s.v.BindPFlags(cmd.Flags()); err != nil {
-		return err
-	}
-	if path, _ := cmd.Flags().GetString("config"); path != "" {
-		s.v.SetConfigFile(path)
-		s.v.SetConfigType("yaml")
-		if err := s.v.ReadInConfig(); err != nil {
-			return fmt.Errorf("--config %s: %w", path, err)
-		}
-	}
-	return nil
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -103,6 +104,11 @@ func loadGrid(s *settings, f *runFlags, args []string) (*scenarios.Grid, error) 
 			return nil, err
 		}
 	}
+	for _, p := range f.policies {
+		if _, ok := reg.Lookup(p); !ok {
+			return nil, fmt.Errorf("--policy: unknown policy %q%s (known: %s)", p, didYouMean(p, reg.Names()), strings.Join(reg.Names(), ", "))
+		}
+	}
 	var err error
 	switch {
 	case len(f.policies) > 0:
@@ -141,7 +147,7 @@ func execute(cmd *cobra.Command, s *settings, f *runFlags, g *scenarios.Grid) er
 		}
 		todo = runs.Shard(g.Runs, i, n)
 	}
-	recs, err := runs.Grid(todo, s.out(), o, runs.GridOptions{
+	recs, err := runs.GridContext(cmd.Context(), todo, s.out(), o, runs.GridOptions{
 		Workers: f.workers, Force: f.force, Whole: g.Runs, Progress: progress(cmd.ErrOrStderr(), len(todo)),
 	})
 	if len(recs) > 0 {
@@ -166,7 +172,10 @@ func progress(w io.Writer, total int) runs.Progress {
 	}
 	return func(done, total int, r scenarios.Run, skipped bool, err error) {
 		status := "ok"
+		var stop interrupted
 		switch {
+		case errors.As(err, &stop):
+			status = "stopped (" + stop.Error() + ")"
 		case err != nil:
 			status = "FAILED"
 		case skipped:

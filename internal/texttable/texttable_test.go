@@ -20,6 +20,7 @@ func render(t *testing.T, tb *Table, width int) (string, []string) {
 // A table that fits is printed at its natural widths: "name" is 5 wide
 // (alpha), "value" 5 (header), two spaces between.
 func TestFits(t *testing.T) {
+	t.Parallel()
 	tb := New(Column{Header: "name"}, Column{Header: "value", Right: true})
 	tb.Add("alpha", "1.5")
 	tb.Add("b", "10.25")
@@ -35,6 +36,7 @@ func TestFits(t *testing.T) {
 // Too wide: the wrapping column narrows to what is left (20 − 4 − 2 = 14
 // columns) and its cell wraps at spaces.
 func TestWraps(t *testing.T) {
+	t.Parallel()
 	tb := New(Column{Header: "name"}, Column{Header: "summary", Wrap: true, MinWidth: 8})
 	tb.Add("fifo", "first in first out, whole cluster")
 	got, _ := render(t, tb, 20)
@@ -50,6 +52,7 @@ func TestWraps(t *testing.T) {
 // Headers break at spaces and hyphens, sitting on their last lines; the
 // column is as wide as its widest piece ("incentive", 9).
 func TestHeaderBreaks(t *testing.T) {
+	t.Parallel()
 	tb := New(Column{Header: "policy"}, Column{Header: "sharing-incentive"}, Column{Header: "envy free"})
 	tb.Add("fifo", "ok", "FAIL")
 	got, _ := render(t, tb, 24)
@@ -64,6 +67,7 @@ func TestHeaderBreaks(t *testing.T) {
 
 // Columns are left out highest Drop first and named in a last line.
 func TestDrops(t *testing.T) {
+	t.Parallel()
 	tb := New(Column{Header: "policy"}, Column{Header: "a", Drop: 1}, Column{Header: "b", Drop: 2}, Column{Header: "c"})
 	tb.Add("fifo", "111111", "222222", "333333")
 	got, dropped := render(t, tb, 22)
@@ -83,6 +87,7 @@ func TestDrops(t *testing.T) {
 
 // Headings are lines of their own; ρ and ± count one column each.
 func TestHeadingAndWidth(t *testing.T) {
+	t.Parallel()
 	tb := New(Column{Header: "ρ", Right: true})
 	tb.Heading("point 1")
 	tb.Add("1.5 ± 0.2")
@@ -100,6 +105,7 @@ func TestHeadingAndWidth(t *testing.T) {
 // may be dropped and nothing wraps; no cell text is lost from kept
 // columns (the words of each kept cell appear in order).
 func TestRandomTablesFit(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(1, 2))
 	words := []string{"a", "bb", "ccc", "dddd", "eeeee", "ffffff-gg", "ρ", "±", "0.125"}
 	for n := 0; n < 300; n++ {
@@ -156,6 +162,7 @@ func contains(s []string, x string) bool {
 }
 
 func TestWrapLongWord(t *testing.T) {
+	t.Parallel()
 	got := Wrap("abcdefghij k", 4)
 	want := []string{"abcd", "efgh", "ij k"}
 	if strings.Join(got, "|") != strings.Join(want, "|") {

@@ -7,6 +7,7 @@ import (
 
 	"fairbench/reports"
 	"fairbench/sim"
+	"fairbench/solvers/gandivafair"
 )
 
 var gandivaExperiment = &Experiment{
@@ -233,13 +234,15 @@ func lowestShare(policy string) func(r *Results, p *reports.Point) (float64, boo
 }
 
 // tradeGainValue is the trade gain a policy recorded (gandiva-fair's
-// report, trade_gain_gpu_s), mean over seeds, in GPU-hours.
+// report, Report.TradeGain), mean over seeds, in GPU-hours.
 func tradeGainValue(policy string) func(r *Results, p *reports.Point) (float64, bool) {
 	return func(r *Results, p *reports.Point) (float64, bool) {
 		return seedMean(r, p, policy, func(res *sim.Result) (float64, bool) {
-			m, _ := res.PolicyReport.(map[string]any)
-			g, ok := m["trade_gain_gpu_s"].(float64)
-			return g / 3600, ok
+			rep, ok := res.PolicyReport.(*gandivafair.Report)
+			if !ok || rep == nil {
+				return 0, false
+			}
+			return rep.TradeGain / 3600, true
 		})
 	}
 }

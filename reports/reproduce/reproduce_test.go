@@ -91,6 +91,7 @@ func writeScenario(t *testing.T, e *Experiment, quick bool, reg *solvers.Registr
 // sensitivity variation builds: the full grids are never run in tests, so
 // this is where a typo in one shows.
 func TestGridsAreValid(t *testing.T) {
+	t.Parallel()
 	reg := everything(t)
 	for _, e := range Experiments {
 		for qi, quick := range []bool{false, true} {
@@ -143,6 +144,7 @@ func TestGridsAreValid(t *testing.T) {
 // TestMissingPolicyIsSkipped: a policy this build lacks is skipped with a
 // notice naming it, the run goes on, and the comparison says "not run".
 func TestMissingPolicyIsSkipped(t *testing.T) {
+	t.Parallel()
 	var out bytes.Buffer
 	dir := t.TempDir()
 	res, err := Run("sjf-bsbf", Options{Quick: true, Dir: dir, Workers: 2, Registry: subset(t, "sjf", "tiresias"),
@@ -175,6 +177,7 @@ func TestMissingPolicyIsSkipped(t *testing.T) {
 // TestHPOTrace: the trace is deterministic, sorted, and gives each user one
 // job type.
 func TestHPOTrace(t *testing.T) {
+	t.Parallel()
 	a, b := gandivaTraces(hpoContended)(true)[hpoTraceName(2020)], gandivaTraces(hpoContended)(true)[hpoTraceName(2020)]
 	if !bytes.Equal(a, b) {
 		t.Fatal("the trace differs between calls")
@@ -205,6 +208,7 @@ func TestHPOTrace(t *testing.T) {
 
 // TestPolicyOptions: an experiment's policy options reach the scenario.
 func TestPolicyOptions(t *testing.T) {
+	t.Parallel()
 	e := *fftExperiment
 	e.Policies = []Policy{{Name: "fifo", Options: map[string]any{"backfill": true}}, {Name: "sjf"}}
 	data, _, err := e.Scenario(true, registry.Default())
@@ -230,6 +234,7 @@ func TestPolicyOptions(t *testing.T) {
 // regenerate it (write gandivaTraces(hpoContended)(false)) when hpo.go
 // changes.
 func TestGandivaPresetTrace(t *testing.T) {
+	t.Parallel()
 	want := gandivaTraces(hpoContended)(false)[hpoTraceName(2020)]
 	got, err := examples.Read(hpoTraceName(2020))
 	if err != nil {

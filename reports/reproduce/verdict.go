@@ -212,15 +212,6 @@ func cause(c *Check, base float64, sens []sensitivityRun) string {
 	return fmt.Sprintf("%s (%s) %s %s (sensitivity table)", s.Variation.Name, s.Variation.What, verb, c.format(v))
 }
 
-// verdictTable is the judgements as a report table.
-func verdictTable(js []Judgement) *reports.Table {
-	t := &reports.Table{Header: []string{"experiment", "headline", "paper", "ours", "verdict", "measured cause"}}
-	for _, j := range js {
-		t.Rows = append(t.Rows, []string{j.Experiment, j.Metric, j.Paper, j.Ours, j.Verdict.String(), j.Cause})
-	}
-	return t
-}
-
 // tally counts the verdicts: reproduced, same direction (reproduced or
 // direction only), and headlines judged.
 func tally(js []Judgement) (reproduced, direction, judged int) {

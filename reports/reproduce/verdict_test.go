@@ -14,6 +14,7 @@ import (
 // The verdict rules on hand-picked values. Range 1.37–1.74: the band is
 // [0.75·1.37, 1.25·1.74] = [1.0275, 2.175].
 func TestJudge(t *testing.T) {
+	t.Parallel()
 	r := Target{Lo: 1.37, Hi: 1.74}
 	for _, c := range []struct {
 		t    Target
@@ -54,6 +55,7 @@ func pointValue(vals ...float64) func(*Results, *reports.Point) (float64, bool) 
 // measure reduces over points: the largest for "up to", else the mean;
 // NaN when a needed policy did not run.
 func TestMeasure(t *testing.T) {
+	t.Parallel()
 	r := fakeResults("a", "b")
 	c := Check{Value: pointValue(1.2, 2.0), Target: Target{Lo: 2, Hi: 2, UpTo: true}, Needs: []string{"a", "b"}}
 	if v := c.measure(r); v != 2 {
@@ -72,6 +74,7 @@ func TestMeasure(t *testing.T) {
 // The cause names the variation that brings a headline closest to the
 // paper's number, and says when one reproduces it.
 func TestCause(t *testing.T) {
+	t.Parallel()
 	c := &Check{Target: Target{Lo: 1.5, Hi: 1.5}, Format: "%.2f×", Needs: []string{"a"}}
 	mk := func(name string) sensitivityRun {
 		return sensitivityRun{Variation: Variation{Name: name, What: "w-" + name}, results: fakeResults("a")}
@@ -94,6 +97,7 @@ func TestCause(t *testing.T) {
 
 // A variation sets nested scenario keys and keeps the others.
 func TestVariationApply(t *testing.T) {
+	t.Parallel()
 	v := Variation{Set: map[string]any{"workload.arrival_rate_per_hour": 1.8, "preemption.seconds": map[string]any{"A3C": 86}}}
 	out, err := v.apply([]byte("seed: 0\nworkload:\n  jobs: 10\n  arrival_rate_per_hour: 0.9\n"))
 	if err != nil {
@@ -118,6 +122,7 @@ func TestVariationApply(t *testing.T) {
 // The verdict table keeps to 100 columns where the values allow, and
 // tallies the verdicts.
 func TestPrintVerdicts(t *testing.T) {
+	t.Parallel()
 	js := []Judgement{
 		{Experiment: "fft", Metric: "mean JCT, Gavel ÷ FFT", Paper: "1.37–1.74×", Ours: "1.84×", Verdict: DirectionOnly,
 			Cause: strings.Repeat("a long measured cause ", 12)},

@@ -14,6 +14,7 @@ import (
 // Every preset loads, and every run of it builds (its trace is valid and
 // its jobs are runnable or, where the preset says so, skipped).
 func TestPresetsLoad(t *testing.T) {
+	t.Parallel()
 	names, err := fs.Glob(examples.Files, "*.yaml")
 	if err != nil || len(names) == 0 {
 		t.Fatalf("%v %v", names, err)
@@ -44,6 +45,7 @@ func must(b []byte, err error) []byte {
 // run times from 23.5 s (job 85: 111 iterations of 212 ms) to 6,402.3 s
 // (job 281: 6,690 × 957 ms), 50.91 GPU-hours in all, gangs 1–32.
 func TestPrototypeTrace(t *testing.T) {
+	t.Parallel()
 	data := must(examples.Read("sjfbsbf-prototype.trace.csv"))
 	var rows [][]string
 	for _, l := range strings.Split(strings.TrimSpace(string(data)), "\n") {

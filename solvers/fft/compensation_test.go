@@ -20,6 +20,7 @@ import (
 //	4  1     max(0, 2/45 + (4/15)(−1/3))        = max(0, −2/45) = 0
 //	5  0     0 + (5/15)(2/3)                    = 2/9
 func TestRhoSequence(t *testing.T) {
+	t.Parallel()
 	ran := []float64{1, 1.0 / 3, 0, 1, 1, 0}
 	want := []float64{0, 1.0 / 45, 1.0 / 9, 2.0 / 45, 0, 2.0 / 9}
 	rho := 0.0
@@ -40,6 +41,7 @@ func TestRhoSequence(t *testing.T) {
 
 // τ_j = a_j + W_j / equal-share rate.
 func TestFairFinish(t *testing.T) {
+	t.Parallel()
 	if got := fairFinish(2, 10, 2.0/3); math.Abs(got-17) > 1e-12 {
 		t.Errorf("fairFinish = %v, want 17", got)
 	}
@@ -53,6 +55,7 @@ func TestFairFinish(t *testing.T) {
 // per-type override still wins. A 2 GB state at the default 1.25 GB/s would
 // be 1.6 s; the simulator says 42 s; the override says 7 s.
 func TestRestoreFromSimulator(t *testing.T) {
+	t.Parallel()
 	s := &models.Snapshot{JobTypes: map[string]models.JobType{"m": {Name: "m", StateGB: 2}}}
 	j := &models.Job{Type: "m"}
 	p, err := New(solvers.Config{Restore: func(models.JobType) time.Duration { return 42 * time.Second }})

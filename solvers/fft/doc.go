@@ -84,7 +84,7 @@
 //     a run machine-dependent; the default has none.
 //
 // The policy keeps each job's ρ_j, τ_j and the previous round's x between
-// decisions; build one per simulation run (a snapshot earlier than the last
-// starts afresh). Report (solvers.Reporter) records per round the objective,
+// decisions; an instance serves one run (solvers.Policy: a snapshot earlier
+// than the last is an error). Report (solvers.Reporter) records per round the objective,
 // the LP bound and the fills, and per job its ρ trajectory, both bounded.
 package fft

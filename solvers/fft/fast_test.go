@@ -56,6 +56,7 @@ func exactOrFatal(t *testing.T, in *Instance, k int) ExactResult {
 // With every gang 1 the relaxation is integral (a transportation problem
 // with integral data), so the fast path must equal the exact optimum.
 func TestFastEqualsExactUnitGangs(t *testing.T) {
+	t.Parallel()
 	r := rand.New(rand.NewPCG(1, 2))
 	for trial := range 60 {
 		in := randomInstance(r, 3+r.IntN(12), 1+r.IntN(3), true)
@@ -85,6 +86,7 @@ func TestFastEqualsExactUnitGangs(t *testing.T) {
 // With gangs the fast path is feasible, never below the exact optimum nor
 // the relaxation's bound, and the bound never above the exact optimum.
 func TestFastGangsBounds(t *testing.T) {
+	t.Parallel()
 	r := rand.New(rand.NewPCG(3, 4))
 	for trial := range 60 {
 		in := randomInstance(r, 3+r.IntN(10), 1+r.IntN(3), false)

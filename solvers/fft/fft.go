@@ -3,7 +3,9 @@ package fft
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 	"time"
 
 	"fairbench/models"
@@ -69,7 +71,8 @@ type Options struct {
 	// RestoreSeconds overrides the transfer time of named job types, as the
 	// scenario's preemption.seconds does for the simulator.
 	RestoreSeconds map[string]float64 `mapstructure:"restore_seconds"`
-	// MuScale multiplies the step size μ of Eq. 5 (default 1). ≥ 0.
+	// MuScale multiplies the step size μ of Eq. 5 (default 1), in
+	// [0, maxMuScale].
 	MuScale *float64 `mapstructure:"mu_scale"`
 	// TimeLimitSeconds and NodeLimit bound each exact solve (0: none). A
 	// time limit that is reached makes a run depend on the machine.
@@ -83,9 +86,9 @@ type Options struct {
 	SeriesPoints     int  `mapstructure:"series_points"`
 }
 
-// FFT is the policy. Build one per simulation run: it keeps each job's
-// compensation ρ_j between rounds (a snapshot earlier than the last one
-// starts afresh). It is not safe for concurrent use.
+// FFT is the policy. It keeps each job's compensation ρ_j between rounds,
+// so an instance serves one run (solvers.Policy): a snapshot earlier than
+// the last one is an error. It is not safe for concurrent use.
 type FFT struct {
 	name    string
 	opt     Options
@@ -135,6 +138,24 @@ func build(name, solve string, c solvers.Config) (*FFT, error) {
 // NewWith builds the policy from options, filling defaults and refusing
 // bad values.
 func NewWith(name string, o Options) (*FFT, error) {
+	o.fillDefaults()
+	p := &FFT{name: name, mu: 1, traj: DefaultTrajectoryPoints, solver: lp.Default()}
+	if o.MuScale != nil {
+		p.mu = *o.MuScale
+	}
+	if o.TrajectoryPoints != nil {
+		p.traj = *o.TrajectoryPoints
+	}
+	if err := o.check(p.mu, p.traj); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	p.opt = o
+	p.begin()
+	return p, nil
+}
+
+// fillDefaults sets the options left out to their defaults.
+func (o *Options) fillDefaults() {
 	if o.Solve == "" {
 		o.Solve = ModeFast
 	}
@@ -150,51 +171,51 @@ func NewWith(name string, o Options) (*FFT, error) {
 	if o.SeriesPoints == 0 {
 		o.SeriesPoints = DefaultSeriesPoints
 	}
-	p := &FFT{name: name, mu: 1, traj: DefaultTrajectoryPoints, solver: lp.Default()}
-	if o.MuScale != nil {
-		p.mu = *o.MuScale
-	}
-	if o.TrajectoryPoints != nil {
-		p.traj = *o.TrajectoryPoints
-	}
+}
+
+// maxMuScale bounds mu_scale: far beyond any useful scale, and larger ones
+// overflow ρ·θ to ±Inf.
+const maxMuScale = 1e6
+
+// check refuses a bad option (defaults filled in), naming it; mu and traj
+// are mu_scale and trajectory_points with their defaults.
+func (o *Options) check(mu float64, traj int) error {
 	bad := func(field string, v any, want string) error {
-		return fmt.Errorf("%s: %s: must be %s, got %v", name, field, want, v)
+		return fmt.Errorf("%s: must be %s, got %v", field, want, v)
 	}
 	switch {
 	case o.Solve != ModeFast && o.Solve != ModeExact:
-		return nil, bad("solve", o.Solve, `"fast" or "exact"`)
+		return bad("solve", o.Solve, `"fast" or "exact"`)
 	case o.WorkUnit != UnitBestRound && o.WorkUnit != UnitJob && o.WorkUnit != UnitStep && o.WorkUnit != UnitEpoch:
-		return nil, bad("work_unit", o.WorkUnit, `"best-round", "job", "step" or "epoch"`)
+		return bad("work_unit", o.WorkUnit, `"best-round", "job", "step" or "epoch"`)
 	case o.PhiWork != PhiTotal && o.PhiWork != PhiRemaining:
-		return nil, bad("phi_work", o.PhiWork, `"total" or "remaining"`)
+		return bad("phi_work", o.PhiWork, `"total" or "remaining"`)
 	case !(o.BandwidthGBps > 0) || math.IsInf(o.BandwidthGBps, 0):
-		return nil, bad("bandwidth_gb_per_second", o.BandwidthGBps, "a positive finite number")
-	case !(p.mu >= 0) || math.IsInf(p.mu, 0):
-		return nil, bad("mu_scale", p.mu, "a finite number ≥ 0")
+		return bad("bandwidth_gb_per_second", o.BandwidthGBps, "a positive finite number")
+	case !(mu >= 0 && mu <= maxMuScale):
+		return bad("mu_scale", mu, "a number in [0, 1e6]")
 	case !(o.TimeLimitSeconds >= 0) || math.IsInf(o.TimeLimitSeconds, 0):
-		return nil, bad("time_limit_seconds", o.TimeLimitSeconds, "a finite number ≥ 0")
+		return bad("time_limit_seconds", o.TimeLimitSeconds, "a finite number ≥ 0")
 	case o.NodeLimit < 0:
-		return nil, bad("node_limit", o.NodeLimit, "≥ 0")
+		return bad("node_limit", o.NodeLimit, "≥ 0")
 	case o.AuditEvery < 0:
-		return nil, bad("audit_every", o.AuditEvery, "≥ 0")
-	case p.traj < 0:
-		return nil, bad("trajectory_points", p.traj, "≥ 0")
+		return bad("audit_every", o.AuditEvery, "≥ 0")
+	case traj < 0:
+		return bad("trajectory_points", traj, "≥ 0")
 	case o.SeriesPoints < 1:
-		return nil, bad("series_points", o.SeriesPoints, "≥ 1")
+		return bad("series_points", o.SeriesPoints, "≥ 1")
 	}
-	for t, v := range o.StepsPerEpoch {
-		if !(v > 0) || math.IsInf(v, 0) {
-			return nil, bad("steps_per_epoch["+t+"]", v, "a positive finite number")
+	for _, t := range slices.Sorted(maps.Keys(o.StepsPerEpoch)) {
+		if v := o.StepsPerEpoch[t]; !(v > 0) || math.IsInf(v, 0) {
+			return bad("steps_per_epoch["+t+"]", v, "a positive finite number")
 		}
 	}
-	for t, v := range o.RestoreSeconds {
-		if !(v >= 0) || math.IsInf(v, 0) {
-			return nil, bad("restore_seconds["+t+"]", v, "a finite number ≥ 0")
+	for _, t := range slices.Sorted(maps.Keys(o.RestoreSeconds)) {
+		if v := o.RestoreSeconds[t]; !(v >= 0) || math.IsInf(v, 0) {
+			return bad("restore_seconds["+t+"]", v, "a finite number ≥ 0")
 		}
 	}
-	p.opt = o
-	p.reset()
-	return p, nil
+	return nil
 }
 
 // Name is "fft" or "fft-exact".
@@ -203,8 +224,8 @@ func (p *FFT) Name() string { return p.name }
 // Options returns the options in force, defaults filled in.
 func (p *FFT) Options() Options { return p.opt }
 
-// reset forgets every job: a new run.
-func (p *FFT) reset() {
+// begin sets up the empty state of the policy's run (New calls it once).
+func (p *FFT) begin() {
 	p.jobs = map[models.JobID]*jobState{}
 	p.tput = map[tputKey]*tputs{}
 	p.cluster, p.matrix = nil, nil
@@ -245,7 +266,7 @@ func (p *FFT) Allocate(s *models.Snapshot) (models.Allocation, error) {
 		return models.Allocation{}, fmt.Errorf("%s: round length must be positive, got %v", p.name, s.RoundLength)
 	}
 	if p.started && s.Now < p.lastNow {
-		p.reset() // a new run
+		return models.Allocation{}, solvers.TimeWentBack(p.name, s.Now, p.lastNow)
 	}
 	if s.Cluster != p.cluster || s.Matrix != p.matrix {
 		p.tput = map[tputKey]*tputs{} // throughputs are cached per cluster and matrix

@@ -69,6 +69,7 @@ func on(j models.JobState, gpu string, gpus ...int) models.JobState {
 //	     = (1/45)(2/3) = 2/135 ≈ 0.0148 (every other term is the same for
 //	     both jobs): J2 on V100, J1 on K80.
 func TestTwoIdenticalJobsFastSlow(t *testing.T) {
+	t.Parallel()
 	servers := []models.Server{{Type: "V100", GPUs: 1}, {Type: "K80", GPUs: 1}}
 	p := newFFT(t, false, nil)
 	j1, j2 := policytest.Job(1, 0, "resnet", 1, 10800), policytest.Job(2, 0, "resnet", 1, 10800)
@@ -97,6 +98,7 @@ func TestTwoIdenticalJobsFastSlow(t *testing.T) {
 // ties of t=0 and t=1 either way, but at t=2 the job that had the K80 at t=1
 // (ρ = 1/45, the other 0) must get the V100.
 func TestTwoIdenticalJobsExact(t *testing.T) {
+	t.Parallel()
 	servers := []models.Server{{Type: "V100", GPUs: 1}, {Type: "K80", GPUs: 1}}
 	p := newFFT(t, true, nil)
 	j1, j2 := policytest.Job(1, 0, "resnet", 1, 10800), policytest.Job(2, 0, "resnet", 1, 10800)
@@ -121,6 +123,7 @@ func TestTwoIdenticalJobsExact(t *testing.T) {
 // with μ(2) = 2/15 gives J2 ρ = 1/45 + (2/15)(1/3) = 1/15, saving
 // (1/15)(2/3) = 2/45 ≈ 0.0444 > 0.0278: the jobs swap.
 func TestSwitchingPenalty(t *testing.T) {
+	t.Parallel()
 	servers := []models.Server{{Type: "V100", GPUs: 1}, {Type: "K80", GPUs: 1}}
 	p := newFFT(t, false, map[string]any{"restore_seconds": map[string]any{"resnet": 5}})
 	j1, j2 := policytest.Job(1, 0, "resnet", 1, 10800), policytest.Job(2, 0, "resnet", 1, 10800)
@@ -150,6 +153,7 @@ func TestSwitchingPenalty(t *testing.T) {
 // only A on the V100s with B and C on the K80s fills all six GPUs (B and C
 // on V100s fill at most 4). The optimum is forced: 40 + 3 + 3 = 46.
 func TestGangFitsOneType(t *testing.T) {
+	t.Parallel()
 	servers := []models.Server{{Type: "V100", GPUs: 4}, {Type: "K80", GPUs: 2}}
 	for _, exact := range []bool{false, true} {
 		p := newFFT(t, exact, nil)
@@ -172,6 +176,7 @@ func TestGangFitsOneType(t *testing.T) {
 // would give the V100 to Y, the earlier job — and leave X waiting. K(t) = 2
 // is reached only with X on the V100 and Y on the P100.
 func TestMemoryFit(t *testing.T) {
+	t.Parallel()
 	servers := []models.Server{{Type: "V100", GPUs: 1}, {Type: "P100", GPUs: 1}}
 	x := policytest.Job(2, 0, "unit", 1, 360)
 	x.MemoryGB = 20
@@ -192,6 +197,7 @@ func TestMemoryFit(t *testing.T) {
 // costs 1 GPU-s, moving K2 5. FFT moves K1 to server 1 (its first free GPU,
 // 5) and gives G all of server 0.
 func TestPlacementConsolidates(t *testing.T) {
+	t.Parallel()
 	servers := []models.Server{{Type: "V100", GPUs: 4}, {Type: "V100", GPUs: 4}}
 	s := policytest.Snap(t, 0, nil, servers,
 		on(policytest.Job(1, 0, "resnet", 1, 1e6), "V100", 0),
@@ -227,6 +233,7 @@ func TestPlacementConsolidates(t *testing.T) {
 // has as many free GPUs as the gang of a waiting job that can run there, and
 // every allocation passes models.Feasible.
 func TestWorkConserving(t *testing.T) {
+	t.Parallel()
 	types := []string{"resnet", "unit", "recsys", "k80"}
 	gangs := []int{1, 1, 1, 2, 4, 8}
 	servers := []models.Server{{Type: "V100", GPUs: 4}, {Type: "V100", GPUs: 4}, {Type: "P100", GPUs: 4},
@@ -270,6 +277,7 @@ func TestWorkConserving(t *testing.T) {
 }
 
 func TestOptions(t *testing.T) {
+	t.Parallel()
 	for _, bad := range []map[string]any{
 		{"solve": "slow"}, {"work_unit": "fortnight"}, {"phi_work": "half"}, {"bandwidth_gb_per_second": -1},
 		{"mu_scale": -1}, {"node_limit": -1}, {"audit_every": -2}, {"trajectory_points": -1},
@@ -293,6 +301,7 @@ func TestOptions(t *testing.T) {
 // job type's EpochSamples / BatchSize (540 = 17,280 samples / batch 32), else
 // the job falls back to the best-round unit (1/45 again) and is counted.
 func TestEpochUnit(t *testing.T) {
+	t.Parallel()
 	servers := []models.Server{{Type: "V100", GPUs: 1}, {Type: "K80", GPUs: 1}}
 	for _, c := range []struct {
 		name     string

@@ -2,8 +2,10 @@ package fft_test
 
 import (
 	"encoding/json"
+	"errors"
 	"reflect"
 	"testing"
+	"time"
 
 	"fairbench/models"
 	"fairbench/scenarios"
@@ -34,6 +36,7 @@ func starvationJobs(rounds int) []models.Job {
 // 100 + t/100 − t²/800 drops to a small job's cost, near t ≈ 282 rounds:
 // bounded by the job's own fair duration (≈ √2·200), not by the stream.
 func TestNoStarvation(t *testing.T) {
+	t.Parallel()
 	servers := []models.Server{{Type: "V100", GPUs: 1}}
 	first := func(mu float64) float64 {
 		p := newFFT(t, false, map[string]any{"mu_scale": mu})
@@ -54,6 +57,7 @@ func TestNoStarvation(t *testing.T) {
 // The report stays bounded: ≤ 2·series_points round buckets covering every
 // round, ≤ 2·trajectory_points ρ samples per job, one entry per job.
 func TestReportBounded(t *testing.T) {
+	t.Parallel()
 	p := newFFT(t, false, map[string]any{"series_points": 8, "trajectory_points": 4})
 	_, r := policytest.Simulate(t, p, []models.Server{{Type: "V100", GPUs: 1}}, nil, starvationJobs(300)...)
 	rep := r.PolicyReport.(*fft.Report)
@@ -80,9 +84,11 @@ func TestReportBounded(t *testing.T) {
 	}
 }
 
-// Determinism and a fresh start per run: the same policy value run twice on
-// a heterogeneous workload gives identical results, report included.
+// Determinism and one instance per run: two instances run on a
+// heterogeneous workload give identical results, report included, and a
+// second run on the first is refused.
 func TestSimDeterministic(t *testing.T) {
+	t.Parallel()
 	servers := []models.Server{{Type: "V100", GPUs: 4}, {Type: "P100", GPUs: 4}, {Type: "K80", GPUs: 4}}
 	var jobs []models.Job
 	types := []string{"resnet", "unit", "recsys", "k80"}
@@ -92,9 +98,14 @@ func TestSimDeterministic(t *testing.T) {
 	for _, exact := range []bool{false, true} {
 		p := newFFT(t, exact, nil)
 		_, a := policytest.Simulate(t, p, servers, nil, jobs...)
-		_, b := policytest.Simulate(t, p, servers, nil, jobs...)
+		_, b := policytest.Simulate(t, newFFT(t, exact, nil), servers, nil, jobs...)
 		if !reflect.DeepEqual(a, b) {
 			t.Fatalf("exact=%v: two runs differ", exact)
+		}
+		_, err := sim.Run(sim.Config{Cluster: policytest.Cluster(t, servers), Users: []models.User{{Name: "u", Weight: 1}},
+			Jobs: jobs, Matrix: policytest.Matrix(t), Round: 360 * time.Second}, p)
+		if !errors.Is(err, solvers.ErrTimeWentBack) {
+			t.Errorf("exact=%v: a second run on one instance: %v, want ErrTimeWentBack", exact, err)
 		}
 		if a.Summary.Jobs != len(jobs) {
 			t.Fatalf("exact=%v: %d jobs finished", exact, a.Summary.Jobs)
@@ -134,6 +145,7 @@ workload:
 // The test asks for at least 10% on the mean and 25% on the max, and that
 // no job falls back from epochs.
 func TestCompensationMattersByDefault(t *testing.T) {
+	t.Parallel()
 	g, err := scenarios.Parse([]byte(contended), "contended.yaml")
 	if err != nil {
 		t.Fatal(err)

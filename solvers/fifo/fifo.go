@@ -2,12 +2,14 @@
 // in arrival order and, once started, keep their GPUs until they finish.
 //
 // It is the FIFO baseline of Tiresias (Gu et al., NSDI 2019, §6; the
-// simulator's "fifo" schedule, one_queue_fifo_sim_jobs in
-// SymbioticLab/Tiresias simulator/run_sim.py) and of SJF-BSBF (Luo et al.,
+// authors' simulator's "fifo" schedule) and of SJF-BSBF (Luo et al.,
 // IWQoS 2024): strict head-of-line blocking, so a job that cannot start
 // blocks every later one. With the backfill option it is Tiresias' "fjf"
 // (fit-job-first) schedule instead: a job that does not fit is passed over and
 // later jobs that fit start.
+//
+// gavel-fifo (gavel.go) is Gavel's heterogeneity-aware FIFO, which re-places
+// every job at each allocation. docs/algorithms/fifo.md describes both.
 package fifo
 
 import (

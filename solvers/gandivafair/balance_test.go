@@ -43,6 +43,7 @@ func balanceFixture(t *testing.T, opts map[string]any) (*gandivafair.GandivaFair
 //	Move 2: loads 0.75 / 1.25, gap 0.5 > 0.1; V8 leaves |1 − 1| = 0: moves.
 //	Loads 1 / 1: done. Two moves, no migration.
 func TestBalanceMovesOnDrift(t *testing.T) {
+	t.Parallel()
 	p, d := balanceFixture(t, nil)
 	d.quantum(1)
 	for id, want := range map[models.JobID]int{16: 0, 18: 0, 12: 1, 14: 1, 6: 1, 8: 1} {
@@ -62,6 +63,7 @@ func TestBalanceMovesOnDrift(t *testing.T) {
 // Within the threshold nothing moves; with threshold 0.6 one move (gap 1 →
 // 0.5) is enough; with threshold 1 the gap of 1 is tolerated.
 func TestBalanceThreshold(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		threshold float64
 		moves     int
@@ -93,6 +95,7 @@ func TestBalanceThreshold(t *testing.T) {
 // (share 5, per-GPU tickets 1: loads 0.75 and 0.5). J2 and J4 finish: loads
 // 0.75 and 0, gap 0.75 > 0.1, but S0 runs all three of its jobs.
 func TestBalanceOnlyContended(t *testing.T) {
+	t.Parallel()
 	p := newGF(t, nil)
 	d := newDriver(t, p, users("U"), models.Server{Type: "V100", GPUs: 4}, models.Server{Type: "V100", GPUs: 4})
 	for i := 1; i <= 5; i++ {

@@ -129,8 +129,9 @@
 // drops finished jobs. It tracks what it placed itself (every assignment
 // names its GPUs) rather than trusting JobState.LastGPUs, which it reads only
 // for jobs it has not placed (a fresh state, e.g. one decision on an
-// instance file). Build one per simulation run; a snapshot earlier than the
-// previous one (a new run) resets it. It is not safe for concurrent use.
+// instance file). An instance serves one run (solvers.Policy): a snapshot
+// earlier than the previous one, or of another cluster, is an error. It is
+// not safe for concurrent use.
 package gandivafair
 
 import (
@@ -288,8 +289,10 @@ func (*GandivaFair) Triggers() models.Trigger {
 
 // Allocate makes one decision; see the package comment for the steps.
 func (p *GandivaFair) Allocate(s *models.Snapshot) (models.Allocation, error) {
-	if p.st == nil || !p.st.fits(s) {
+	if p.st == nil {
 		p.st = newState(s, p)
+	} else if err := p.st.continues(s); err != nil {
+		return models.Allocation{}, err
 	}
 	st := p.st
 	quantum := !st.decided || (s.Trigger&models.AtRound != 0 && s.Round-st.qRound >= p.quantum)

@@ -101,6 +101,7 @@ func checkWindow(t *testing.T, name string, r *recorder, jobs []models.Job, gpus
 // them: 8 GPUs of demand each), with steps scaled so that every job needs
 // the same GPU time.
 func TestSimEqualShares(t *testing.T) {
+	t.Parallel()
 	us := users("A", "B", "C")
 	c := cluster(t, servers("V100", 2, 4)...)
 	cases := map[string][]models.Job{
@@ -130,6 +131,7 @@ func TestSimEqualShares(t *testing.T) {
 // 192,000, 288,000 GPU-s: 1:2:3. Before the first completion the users hold
 // 1/6, 2/6 and 3/6 of the cluster.
 func TestSimTickets123(t *testing.T) {
+	t.Parallel()
 	us := []models.User{{Name: "A", Weight: 1}, {Name: "B", Weight: 2}, {Name: "C", Weight: 3}}
 	c := cluster(t, servers("V100", 2, 4)...)
 	jobs := slices.Concat(jobsOf(100, 8, "A", "unit", 1, 12000), jobsOf(200, 8, "B", "unit", 1, 24000),
@@ -211,6 +213,7 @@ func busyWhileWaiting(gpus int, gang map[models.JobID]int) (func(sim.Event), fun
 //
 // No GPU may idle while a gang-1 job waits, at any instant of the run.
 func TestSimFewerJobsThanShare(t *testing.T) {
+	t.Parallel()
 	us := users("A", "B", "C")
 	c := cluster(t, servers("V100", 2, 4)...)
 	jobs := slices.Concat(jobsOf(100, 8, "A", "unit", 1, 36000), jobsOf(200, 8, "B", "unit", 1, 36000),
@@ -297,6 +300,7 @@ func throughput(events []sim.Event, jobType map[models.JobID]string, user map[mo
 // fall below its no-trade throughput by more than 2% (the realisation's
 // granularity: shares are time-shared in whole quanta).
 func TestSimTradingRaisesThroughput(t *testing.T) {
+	t.Parallel()
 	us := users("A", "B", "C")
 	c := cluster(t, slices.Concat(servers("V100", 3, 2), servers("K80", 3, 2))...)
 	jobs := slices.Concat(jobsOf(100, 8, "A", "r4", 1, 1e6), jobsOf(200, 8, "B", "r2", 1, 1e6),

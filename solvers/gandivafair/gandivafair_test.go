@@ -1,6 +1,7 @@
 package gandivafair_test
 
 import (
+	"errors"
 	"math"
 	"math/rand/v2"
 	"reflect"
@@ -16,6 +17,7 @@ import (
 )
 
 func TestOptions(t *testing.T) {
+	t.Parallel()
 	bad := []map[string]any{
 		{"quantum_rounds": -1},
 		{"quantum_rounds": "often"},
@@ -61,6 +63,7 @@ func TestOptions(t *testing.T) {
 // charged half a quantum per round, so every quantum of the one-round case
 // lasts two rounds here.
 func TestQuantumRounds(t *testing.T) {
+	t.Parallel()
 	p := newGF(t, map[string]any{"quantum_rounds": 2})
 	d := newDriver(t, p, users("U", "V"), models.Server{Type: "V100", GPUs: 4})
 	d.add(job(1, "U", "unit", 1), job(2, "V", "unit", 2), job(4, "U", "unit", 4))
@@ -87,6 +90,7 @@ func TestQuantumRounds(t *testing.T) {
 //	Shares: V100 1 + 1, K80 1 + 1. With both speedups known A buys V100 from
 //	B at B's 1.5: v = min(1/1.5, 1) = 2/3 → A V100 5/3, B V100 1/3, K80 2.
 func TestProfiling(t *testing.T) {
+	t.Parallel()
 	us := users("A", "B")
 	srv := []models.Server{{Type: "V100", GPUs: 2}, {Type: "K80", GPUs: 2}}
 	add := func(d *driver) {
@@ -158,6 +162,7 @@ func TestProfiling(t *testing.T) {
 // the parties' speedups, gains that are never negative and add up, and
 // shares that conserve every type.
 func TestReport(t *testing.T) {
+	t.Parallel()
 	us := users("A", "B", "C")
 	c := cluster(t, slices.Concat(servers("V100", 3, 2), servers("K80", 3, 2))...)
 	jobs := slices.Concat(jobsOf(100, 8, "A", "r4", 1, 20000), jobsOf(200, 8, "B", "r2", 1, 20000),
@@ -216,6 +221,7 @@ func init() {
 // profile modes and two quanta, and the same inputs give the same result,
 // report included.
 func TestSimRandomWorkloads(t *testing.T) {
+	t.Parallel()
 	c := cluster(t, models.Server{Type: "V100", GPUs: 4}, models.Server{Type: "V100", GPUs: 4},
 		models.Server{Type: "P100", GPUs: 4}, models.Server{Type: "P100", GPUs: 2}, models.Server{Type: "K80", GPUs: 8})
 	us := []models.User{{Name: "x", Weight: 1}, {Name: "y", Weight: 2}, {Name: "z", Weight: 1}}
@@ -265,22 +271,35 @@ func TestSimRandomWorkloads(t *testing.T) {
 	}
 }
 
-// One policy value used for two runs starts the second afresh, and
-// finished jobs leave its state.
-func TestFreshStatePerRun(t *testing.T) {
+// An instance serves one run (solvers.Policy): two instances give the same
+// run; a second run on the first is refused at its first decision (time
+// went back), and so is a snapshot of another cluster; finished jobs leave
+// an instance's state.
+func TestOneInstancePerRun(t *testing.T) {
+	t.Parallel()
 	p := newGF(t, nil)
 	c := cluster(t, servers("V100", 2, 4)...)
 	jobs := slices.Concat(jobsOf(1, 6, "A", "unit", 1, 3000), jobsOf(11, 3, "B", "unit", 2, 2000))
 	a := simulate(t, p, c, users("A", "B"), nil, jobs...)
-	b := simulate(t, p, c, users("A", "B"), nil, jobs...)
+	b := simulate(t, newGF(t, nil), c, users("A", "B"), nil, jobs...)
 	if !reflect.DeepEqual(a, b) {
-		t.Error("a second run with the same policy value differs")
+		t.Error("two instances give different runs")
+	}
+	_, err := sim.Run(sim.Config{Cluster: c, Users: users("A", "B"), Jobs: jobs, Matrix: matrix(t), Round: round}, p)
+	if !errors.Is(err, solvers.ErrTimeWentBack) {
+		t.Errorf("a second run on one instance: %v, want ErrTimeWentBack", err)
+	}
+	later := &models.Snapshot{Now: 1000 * round, Round: 1000, RoundLength: round, Trigger: models.AtRound,
+		Cluster: cluster(t, servers("V100", 2, 4)...), Users: users("A", "B"), Matrix: matrix(t)}
+	if _, err := p.Allocate(later); err == nil || !strings.Contains(err.Error(), "another cluster") {
+		t.Errorf("a snapshot of another cluster: %v", err)
 	}
 	for _, j := range jobs {
 		if _, _, ok := p.Home(j.ID); ok {
 			t.Errorf("finished job %d is still tracked", j.ID)
 		}
 	}
+	p = newGF(t, nil)
 	d := newDriver(t, p, users("U"), models.Server{Type: "V100", GPUs: 1})
 	d.add(job(1, "U", "unit", 1), job(2, "U", "unit", 1))
 	d.quantum(0)
@@ -298,6 +317,7 @@ func TestFreshStatePerRun(t *testing.T) {
 // running jobs are taken from the snapshot, and they keep their GPUs when
 // they still win.
 func TestInstanceDecision(t *testing.T) {
+	t.Parallel()
 	p := newGF(t, nil)
 	d := newDriver(t, p, users("U"), models.Server{Type: "V100", GPUs: 4})
 	a, b := job(1, "U", "unit", 2), job(2, "U", "unit", 1)
@@ -322,6 +342,7 @@ func TestInstanceDecision(t *testing.T) {
 // without speeds takes the higher-ranked V100); its second: V100 1/1 against
 // P100 1/2 → V100.
 func TestTypeChoiceUsesSpeed(t *testing.T) {
+	t.Parallel()
 	p := newGF(t, map[string]any{"profile": "oracle"})
 	d := newDriver(t, p, users("A", "B"), models.Server{Type: "V100", GPUs: 2}, models.Server{Type: "P100", GPUs: 2})
 	d.add(job(1, "A", "p100", 1), job(2, "A", "p100", 1), job(3, "B", "unit", 1), job(4, "B", "unit", 1))
@@ -341,6 +362,7 @@ func TestTypeChoiceUsesSpeed(t *testing.T) {
 // against V100's 1/2). Were only job 2's own measurements counted, it
 // would start on the V100 behind job 1.
 func TestProfilingPerUser(t *testing.T) {
+	t.Parallel()
 	p := newGF(t, nil)
 	d := newDriver(t, p, users("A"), models.Server{Type: "V100", GPUs: 1}, models.Server{Type: "K80", GPUs: 1})
 	measured := job(1, "A", "r4", 1)

@@ -83,6 +83,7 @@ func value(m *gandivafair.Market, speed [][]float64, u int) float64 {
 // 2·1.5 + 2 = 5 = 2/3·1.5 + 4 (with two users the second price is the
 // seller's own speedup), the cluster from 15 to 18.33.
 func TestMarketTwoUsersTwoTypes(t *testing.T) {
+	t.Parallel()
 	speed := [][]float64{{4, 1}, {1.5, 1}}
 	m := market([]string{"V100", "K80"}, speed, 2)
 	checkTrades(t, m.Run(), []wantTrade{{"A", "B", "K80", "V100", 4.0 / 3, 1.5}})
@@ -104,6 +105,7 @@ func TestMarketTwoUsersTwoTypes(t *testing.T) {
 // K80 equivalents: A 10 → 12, B 6 → 3·2 + 0.75 = 6.75, C 4.5 → 5.25: every
 // user gains (C sells above its own speedup), the cluster 20.5 → 24.
 func TestMarketThreeUsersTwoTypes(t *testing.T) {
+	t.Parallel()
 	speed := [][]float64{{4, 1}, {2, 1}, {1.25, 1}}
 	m := market([]string{"V100", "K80"}, speed, 2)
 	checkTrades(t, m.Run(), []wantTrade{
@@ -131,6 +133,7 @@ func TestMarketThreeUsersTwoTypes(t *testing.T) {
 // K80 equivalents: A 2·4 + 2·2 + 2 = 14 → 4·4 + 1.4 = 17.4; B 2·1.5 + 2·1.2
 // + 2 = 7.4 → 4·1.2 + 2.6 = 7.4.
 func TestMarketTwoUsersThreeTypes(t *testing.T) {
+	t.Parallel()
 	speed := [][]float64{{4, 2, 1}, {1.5, 1.2, 1}}
 	m := market([]string{"V100", "P100", "K80"}, speed, 2)
 	checkTrades(t, m.Run(), []wantTrade{
@@ -165,6 +168,7 @@ func TestMarketTwoUsersThreeTypes(t *testing.T) {
 // K80 equivalents: A 14 → 18; B 2·2 + 2·1.5 + 2 = 9 → 1.5·2 + 223/44·1.5 =
 // 10.602; C 6.7 → 41/44·1.1 + 6 = 7.025.
 func TestMarketThreeUsersThreeTypes(t *testing.T) {
+	t.Parallel()
 	speed := [][]float64{{4, 2, 1}, {2, 1.5, 1}, {1.25, 1.1, 1}}
 	m := market([]string{"V100", "P100", "K80"}, speed, 2)
 	checkTrades(t, m.Run(), []wantTrade{
@@ -191,6 +195,7 @@ func TestMarketThreeUsersThreeTypes(t *testing.T) {
 //	A's room on V100 3 (its jobs that can run there): v ≤ 3 − 2 = 1, the same trade.
 //	B's room on K80 3: 1.5·v ≤ 3 − 2 → v = 2/3: A K80 1, V100 8/3; B K80 3, V100 4/3.
 func TestMarketLimits(t *testing.T) {
+	t.Parallel()
 	speed := [][]float64{{4, 1}, {1.5, 1}}
 	m := market([]string{"V100", "K80"}, speed, 2)
 	m.Demand = []float64{100, 4}
@@ -215,6 +220,7 @@ func TestMarketLimits(t *testing.T) {
 // Users whose speedup is unknown, or who hold only one type, do not trade,
 // and agreeing users do not trade.
 func TestMarketNoTrade(t *testing.T) {
+	t.Parallel()
 	speed := [][]float64{{4, 1}, {1.5, 1}}
 	m := market([]string{"V100", "K80"}, speed, 2)
 	m.Speedup = func(u, slow, fast int) (float64, bool) { return speed[u][fast] / speed[u][slow], u == 0 }
@@ -233,6 +239,7 @@ func TestMarketNoTrade(t *testing.T) {
 // and no user's value (its own throughput) falls, so neither does the
 // cluster's.
 func TestMarketRandom(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(1, 2))
 	for it := range 2000 {
 		nU, nT := 2+rng.IntN(5), 2+rng.IntN(3)

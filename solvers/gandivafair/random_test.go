@@ -17,6 +17,7 @@ import (
 // (the driver checks both), and the same sequence must give the same
 // allocations.
 func TestRandomDecisions(t *testing.T) {
+	t.Parallel()
 	for seed := uint64(1); seed <= 300; seed++ {
 		t.Run(fmt.Sprint("seed ", seed), func(t *testing.T) { randomDecisions(t, seed) })
 	}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"fairbench/models"
+	"fairbench/solvers"
 )
 
 // state is one run's memory: homes, passes and profiles, keyed by JobID, and
@@ -144,18 +145,17 @@ func newState(s *models.Snapshot, p *GandivaFair) *state {
 	return st
 }
 
-// fits reports whether s continues the run st was built for: same cluster
-// and users, and time not going back.
-func (st *state) fits(s *models.Snapshot) bool {
-	if s.Cluster != st.cluster || len(s.Users) != len(st.users) || (st.decided && s.Now < st.last) {
-		return false
+// continues checks that s continues the run st was built for (an instance
+// serves one run, solvers.Policy): the same cluster and users, and time not
+// going back.
+func (st *state) continues(s *models.Snapshot) error {
+	if st.decided && s.Now < st.last {
+		return solvers.TimeWentBack(st.p.name, s.Now, st.last)
 	}
-	for i, u := range s.Users {
-		if u != st.users[i] {
-			return false
-		}
+	if s.Cluster != st.cluster || !slices.Equal(s.Users, st.users) {
+		return fmt.Errorf("%s: snapshot of another cluster or other users than its run's: a policy instance serves one run (build a new one per run)", st.p.name)
 	}
-	return true
+	return nil
 }
 
 // quantumLength is the quantum as a duration.

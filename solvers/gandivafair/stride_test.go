@@ -23,6 +23,7 @@ import (
 // Tickets 1:2:3 on 12 GPUs of each of two types, everyone saturated: 2, 4, 6
 // of each.
 func TestWaterFillTypes(t *testing.T) {
+	t.Parallel()
 	got := gandivafair.WaterFillTypes([]float64{8}, []float64{1, 1, 1}, []float64{4, 4, 2}, [][]float64{{4}, {4}, {2}})
 	if want := [][]float64{{3}, {3}, {2}}; !reflect.DeepEqual(got, want) {
 		t.Errorf("motivating example: %v, want %v", got, want)
@@ -59,6 +60,7 @@ func TestWaterFillTypes(t *testing.T) {
 // The job that does not fit is skipped, not waited for, so a gang-1 job
 // fills in beside the gang-2 job.
 func TestLocalStrideGangs(t *testing.T) {
+	t.Parallel()
 	p := newGF(t, nil)
 	d := newDriver(t, p, users("U", "V"), models.Server{Type: "V100", GPUs: 4})
 	d.add(job(1, "U", "unit", 1), job(2, "V", "unit", 2), job(4, "U", "unit", 4))
@@ -97,6 +99,7 @@ func TestLocalStrideGangs(t *testing.T) {
 // L runs on the same GPUs every time (no restore), and B's jobs time-share
 // within their servers.
 func TestCentralLargeJob(t *testing.T) {
+	t.Parallel()
 	p := newGF(t, nil)
 	d := newDriver(t, p, users("A", "B"), models.Server{Type: "V100", GPUs: 4}, models.Server{Type: "V100", GPUs: 4})
 	d.add(job(1, "A", "unit", 8))
@@ -147,6 +150,7 @@ func TestCentralLargeJob(t *testing.T) {
 //	  skipped; but both run on S2 now and S2 has room for them, so S0 and S1
 //	  are emptied for L (consolidation) and nothing moves. The same every quantum.
 func TestCentralTakesWholeServers(t *testing.T) {
+	t.Parallel()
 	p := newGF(t, nil)
 	us := []models.User{{Name: "A", Weight: 2}, {Name: "B", Weight: 1}}
 	d := newDriver(t, p, us, models.Server{Type: "V100", GPUs: 4}, models.Server{Type: "V100", GPUs: 4}, models.Server{Type: "V100", GPUs: 4})
@@ -180,6 +184,7 @@ func TestCentralTakesWholeServers(t *testing.T) {
 //	  0.4167. J5, J6 are at 0, the minimum, where J7 starts too. J2–J4 keep
 //	  GPUs 1–3; the free GPU 0 goes to J5 (pass 0, earliest).
 func TestFillBetweenQuanta(t *testing.T) {
+	t.Parallel()
 	p := newGF(t, nil)
 	d := newDriver(t, p, users("U"), models.Server{Type: "V100", GPUs: 4})
 	for i := 1; i <= 6; i++ {
@@ -212,6 +217,7 @@ func TestFillBetweenQuanta(t *testing.T) {
 //	Quantum 5: J4 arrives; per-GPU tickets 2/4, but passes charged so far stay.
 //	J4 starts at min(4.5, 4.5, 3) = 3 and runs with J3 (both at 3, J3 arrived first).
 func TestNewJobStartsAtMinimumPass(t *testing.T) {
+	t.Parallel()
 	p := newGF(t, nil)
 	d := newDriver(t, p, users("U"), models.Server{Type: "V100", GPUs: 2})
 	d.add(job(1, "U", "unit", 1), job(2, "U", "unit", 1), job(3, "U", "unit", 1))

@@ -138,7 +138,7 @@ func TestTimeLimit(t *testing.T) {
 		a, err := p.Allocate(s)
 		check(n, a, err, 1)
 
-		p = build(t, n, nil)
+		p = build(t, n, map[string]any{"solution": "vertex"})
 		gavel.SetBackend(p, &limitSolver{at: 1})
 		a, err = p.Allocate(s)
 		check(n, a, err, 1)
@@ -176,4 +176,41 @@ func TestTimeLimitInsideCLP(t *testing.T) {
 		t.Fatalf("error %v, want a *LimitError", err)
 	}
 	t.Log(err)
+}
+
+// noisySolver calls every LP after the first at solves infeasible, as CLP
+// did once on a nearly tight water-filling LP
+// (BenchmarkSimulatePolicies/gavel-hierarchical, round 2142).
+type noisySolver struct{ from, n int }
+
+func (l *noisySolver) Name() string { return "noisy" }
+
+func (l *noisySolver) Solve(p *lp.Problem, o lp.Options) (lp.Result, error) {
+	l.n++
+	if l.n > l.from {
+		return lp.Result{Status: lp.Infeasible}, lp.ErrInfeasible
+	}
+	return lp.Pure{}.Solve(p, o)
+}
+
+// Every LP of gavel-hierarchical's water filling is feasible in exact
+// arithmetic; one the solver calls infeasible ends the water filling with the
+// allocation reached, a feasible one, instead of failing the decision.
+func TestHierarchicalSurvivesNoise(t *testing.T) {
+	s := snap(t, 1000, []models.User{{Name: "u", Weight: 1}, {Name: "v", Weight: 2}}, oneV100OneK80,
+		job(1, 0, "fast", 1, 4000), owner(job(2, 1000, "flat", 1, 1000), "v"), job(3, 500, "mid", 1, 300))
+	for from := 1; from <= 4; from++ {
+		p := build(t, "gavel-hierarchical", map[string]any{"solution": "vertex"})
+		gavel.SetBackend(p, &noisySolver{from: from})
+		a, err := p.Allocate(s)
+		if err != nil {
+			t.Fatalf("noise after %d solves: %v", from, err)
+		}
+		if err := models.Feasible(s, a); err != nil {
+			t.Fatalf("noise after %d solves: %v", from, err)
+		}
+		if !a.Fractional() {
+			t.Errorf("noise after %d solves: no allocation", from)
+		}
+	}
 }

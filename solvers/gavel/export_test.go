@@ -11,3 +11,6 @@ func SetBackend(p solvers.Policy, b lp.Solver) {
 }
 
 func (b *base) setBackend(s lp.Solver) { b.backend = s }
+
+// GavelBisection exposes gavelBisection (tests only).
+func GavelBisection(best float64) float64 { return gavelBisection(best) }

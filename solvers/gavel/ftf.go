@@ -20,8 +20,7 @@ const (
 const feasibleS = 1 - 1e-9
 
 // FTF is Gavel's finish-time fairness policy (Narayanan et al., OSDI 2020,
-// after Themis, Mahajan et al., NSDI 2020; artifact
-// scheduler/policies/finish_time_fairness.py, FinishTimeFairnessPolicyWithPerf):
+// after Themis, Mahajan et al., NSDI 2020; docs/algorithms/gavel.md):
 //
 //	minimise   max_j ρ_j(x),   ρ_j(x) = (t_j + R_j / y_j(x)) / (τ_j + R_j / e_j)
 //	subject to the shared constraints (model)
@@ -48,15 +47,21 @@ const feasibleS = 1 - 1e-9
 // can run faster than alone on its best type) and hi = max_j ρ_j of the
 // equal-share allocation (each job on 1/n of every type, fastest first, which
 // is always feasible), and stops when hi − lo ≤ tolerance·hi or after
-// max_bisections steps. Objective reports the max ρ_j of the returned
-// allocation, within tolerance of the optimum.
+// max_bisections steps.
 //
-// Differences from Gavel: Gavel's e_j is the throughput under its
-// IsolatedPolicy, which splits each type over the jobs in proportion to
-// 1/d_j and then divides every share by the largest row sum; with a
-// single-GPU job present that comes to Σ_g T[j][g]·N_g / (d_j·Σ_g N_g)
-// whatever the number of jobs. fairbench uses Themis' 1/n share, the same
-// isolated throughput as the simulator's ρ metric.
+// The allocation returned (solution central, the default) is the central
+// solution (lp.Interior) of the feasibility problem y_j(x) ≥ q_j(hi) for
+// every job: an interior point of the allocations whose max ρ is at most hi,
+// as Gavel's solver returns an interior point of its optimal set. With
+// solution vertex it is the bisection's last feasible LP vertex. Objective
+// reports the max ρ_j of the returned allocation, within tolerance of the
+// optimum.
+//
+// Differences from Gavel: Gavel's e_j is the throughput under its isolated
+// split (gavel-isolated: x[g] = (N_g/n)/d_j, divided by max(1, Σ_g x[g]));
+// fairbench uses Themis' 1/n share, the same isolated throughput as the
+// simulator's ρ metric. Gavel minimises max ρ as one convex program; the
+// bisection reaches its optimum within tolerance.
 //
 // The policy keeps τ_j, the last e_j and the steps done per job between
 // decisions (dropped when the job leaves), so build one FTF per simulation
@@ -78,14 +83,11 @@ type ftfHist struct {
 // NewFTF builds gavel-ftf from FTFOptions.
 func NewFTF(c solvers.Config) (solvers.Policy, error) {
 	o := FTFOptions{Options: defaultOptions(), Tolerance: DefaultTolerance, MaxBisections: DefaultMaxBisections}
-	if err := decode(FTFName, c, &o); err != nil {
-		return nil, err
-	}
-	b, err := o.validate(FTFName)
+	b, err := newBase(FTFName, c, &o, false)
 	if err != nil {
 		return nil, err
 	}
-	return &FTF{base: base{name: FTFName, opt: o.Options, backend: b}, tolerance: o.Tolerance,
+	return &FTF{base: b, tolerance: o.Tolerance,
 		maxSteps: o.MaxBisections, hist: map[models.JobID]ftfHist{}}, nil
 }
 
@@ -106,13 +108,11 @@ func (f ftfJob) rho(y float64) float64 {
 
 // Allocate runs the bisection above.
 func (p *FTF) Allocate(s *models.Snapshot) (models.Allocation, error) {
-	p.objective = 0
-	if len(s.Jobs) == 0 {
-		clear(p.hist)
-		return models.Allocation{}, nil
-	}
-	in, err := newInstance(p.name, s)
-	if err != nil {
+	in, err := p.open(s)
+	if in == nil {
+		if err == nil {
+			clear(p.hist)
+		}
 		return models.Allocation{}, err
 	}
 	n := in.n()
@@ -147,7 +147,7 @@ func (p *FTF) Allocate(s *models.Snapshot) (models.Allocation, error) {
 		hi = math.Max(hi, jobs[r].rho(yield(in.tput[r], best[c])))
 	}
 
-	m := newModel(in, classes, lp.Maximize)
+	m := newModel(in, classes, lp.Maximize, false)
 	sv := m.variable("s", 0, 2, 1)
 	rows := make([]int, len(classes)) // −1 for classes without steps left
 	for c, cl := range classes {
@@ -157,7 +157,7 @@ func (p *FTF) Allocate(s *models.Snapshot) (models.Allocation, error) {
 			m.add(rows[c], sv, -1) // coefficient −q_c(ρ), set per step
 		}
 	}
-	run := p.opt.solver(p.name, p.backend)
+	run := p.solver()
 	for step := 0; step < p.maxSteps && hi-lo > p.tolerance*hi; step++ {
 		rho := (lo + hi) / 2
 		for c, cl := range classes {
@@ -187,7 +187,27 @@ func (p *FTF) Allocate(s *models.Snapshot) (models.Allocation, error) {
 		}
 	}
 	p.objective = hi
-	return models.Allocation{Fractions: expand(in, classes, best)}, nil
+	if p.opt.Solution == SolutionVertex {
+		return models.Allocation{Fractions: expand(in, classes, best)}, nil
+	}
+	// The central allocation among those with max_j ρ_j ≤ hi: Gavel's
+	// solver returns an interior point of its optimal set.
+	f := newModel(in, classes, lp.Maximize, true)
+	for c, cl := range classes {
+		if j := jobs[cl.rep()]; j.a > 0 {
+			f.throughputRow("rho["+strconv.Itoa(c)+"]", c, in.tput[cl.rep()], j.a/(hi-j.b), math.Inf(1))
+		}
+	}
+	fr, err := run.solveModel(f, "finish-time fairness ρ ≤ "+strconv.FormatFloat(hi, 'g', 6, 64))
+	if err != nil {
+		return models.Allocation{}, err
+	}
+	x := f.matrix(f.clean(fr.X))
+	p.objective = 0
+	for c, cl := range classes {
+		p.objective = math.Max(p.objective, jobs[cl.rep()].rho(yield(in.tput[cl.rep()], x[c])))
+	}
+	return models.Allocation{Fractions: expand(in, classes, x)}, nil
 }
 
 func maxOf(xs []float64) float64 {

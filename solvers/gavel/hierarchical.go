@@ -1,6 +1,7 @@
 package gavel
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"sort"
@@ -24,10 +25,8 @@ const (
 const levelSlack = 1e-9
 
 // Hierarchical is Gavel's hierarchical max-min fairness policy (Narayanan et
-// al., OSDI 2020, "hierarchical policies"; artifact
-// scheduler/policies/max_min_fairness_water_filling.py,
-// MaxMinFairnessWaterFillingPolicyWithPerf with the "fairness" reweighting
-// policy for every entity): users (Gavel's entities) share the cluster by
+// al., OSDI 2020, "hierarchical policies", with the "fairness" reweighting
+// for every entity; docs/algorithms/gavel.md): users (Gavel's entities) share the cluster by
 // their weights W_u (models.User.Weight), and each user's share goes to its
 // jobs by their priority weights p_j (models.Job.PriorityWeight), by water
 // filling, so that the allocation is Pareto efficient.
@@ -73,6 +72,14 @@ const levelSlack = 1e-9
 // job that can gain |S|·slack on its own is never saturated, and one that
 // cannot gain slack with the others is.
 //
+// The allocation returned (solution central, the default) is the central
+// point (lp.Interior) of the allocations that keep every class at its final
+// level: the water filling fixes the levels, not which shares give them.
+// With solution vertex it is the last step 1's vertex. Every LP of the water
+// filling is feasible in exact arithmetic; one the solver finds infeasible
+// (noise in nearly tight rows) ends the water filling with the allocation
+// reached so far, rather than the run.
+//
 // A job whose user is not in the snapshot's users is an error.
 type Hierarchical struct {
 	base
@@ -83,14 +90,11 @@ type Hierarchical struct {
 // NewHierarchical builds gavel-hierarchical from HierarchicalOptions.
 func NewHierarchical(c solvers.Config) (solvers.Policy, error) {
 	o := HierarchicalOptions{MaxMinOptions: defaultMaxMin(), Slack: DefaultSlack}
-	if err := decode(HierarchicalName, c, &o); err != nil {
-		return nil, err
-	}
-	b, err := o.validate(HierarchicalName)
+	b, err := newBase(HierarchicalName, c, &o, false)
 	if err != nil {
 		return nil, err
 	}
-	return &Hierarchical{base: base{name: HierarchicalName, opt: o.Options, backend: b},
+	return &Hierarchical{base: b,
 		normaliser: o.Normaliser, slack: o.Slack}, nil
 }
 
@@ -110,14 +114,55 @@ type wfClass struct {
 
 // Allocate runs the water filling above.
 func (p *Hierarchical) Allocate(s *models.Snapshot) (models.Allocation, error) {
-	p.objective = 0
-	if len(s.Jobs) == 0 {
-		return models.Allocation{}, nil
+	in, err := p.open(s)
+	if in == nil {
+		return models.Allocation{}, err
 	}
-	in, err := newInstance(p.name, s)
+	w, err := p.newWaterFill(s, in)
 	if err != nil {
 		return models.Allocation{}, err
 	}
+	for iter := 0; w.left > 0; iter++ {
+		before := w.left
+		open, rate := w.weights()
+		ok, err := w.raise(open, rate, iter)
+		if err != nil {
+			return models.Allocation{}, err
+		}
+		if !ok || w.left == 0 {
+			break
+		}
+		if ok, err = w.bottlenecks(iter); err != nil {
+			return models.Allocation{}, err
+		}
+		if !ok || w.left == before {
+			// Every job can still rise, yet the level LP stopped short of
+			// the next cap, or an LP of this iteration was infeasible:
+			// solver noise. Stop here, with the last allocation.
+			break
+		}
+	}
+	p.objective = w.objective()
+	return w.allocation()
+}
+
+// waterFill is one decision's water filling: the classes' states, the
+// decision's solver, and the last allocation reached.
+type waterFill struct {
+	p       *Hierarchical
+	s       *models.Snapshot
+	in      *instance
+	classes []class
+	wf      []wfClass
+	run     *solver
+	final   *model    // the LP of the last allocation
+	shares  []float64 // its cleaned solution
+	left    int       // unsaturated classes
+}
+
+// newWaterFill reads the jobs' users, normalised throughputs and scales
+// into classes, all unsaturated at level 0.
+func (p *Hierarchical) newWaterFill(s *models.Snapshot, in *instance) (*waterFill, error) {
 	users := make(map[string]int, len(s.Users))
 	for u, usr := range s.Users {
 		users[usr.Name] = u
@@ -129,7 +174,7 @@ func (p *Hierarchical) Allocate(s *models.Snapshot) (models.Allocation, error) {
 	for i := range s.Jobs {
 		u, ok := users[s.Jobs[i].User]
 		if !ok {
-			return models.Allocation{}, fmt.Errorf("%s: job %d: unknown user %q", p.name, s.Jobs[i].ID, s.Jobs[i].User)
+			return nil, fmt.Errorf("%s: job %d: unknown user %q", p.name, s.Jobs[i].ID, s.Jobs[i].User)
 		}
 		userOf[i] = u
 		norm := in.normaliser(p.normaliser, i)
@@ -145,171 +190,235 @@ func (p *Hierarchical) Allocate(s *models.Snapshot) (models.Allocation, error) {
 	classes := group(n, p.opt.Aggregate, func(i int) keyer {
 		return keyer(nil).str(s.Jobs[i].User).num(s.Jobs[i].PriorityWeight()).num(float64(in.gang(i))).num(sigma[i]).nums(coef[i])
 	})
-	wf := make([]wfClass, len(classes))
+	w := &waterFill{p: p, s: s, in: in, classes: classes, wf: make([]wfClass, len(classes)), run: p.solver(), left: len(classes)}
 	for c, cl := range classes {
 		r := cl.rep()
-		wf[c] = wfClass{user: userOf[r], prio: s.Jobs[r].PriorityWeight(), sigma: sigma[r], coef: coef[r], cap: maxOf(coef[r]), best: -1}
+		w.wf[c] = wfClass{user: userOf[r], prio: s.Jobs[r].PriorityWeight(), sigma: sigma[r], coef: coef[r], cap: maxOf(coef[r]), best: -1}
 		for g, v := range coef[r] {
-			if v == wf[c].cap {
-				if wf[c].best >= 0 {
-					wf[c].best = -1
+			if v == w.wf[c].cap {
+				if w.wf[c].best >= 0 {
+					w.wf[c].best = -1
 					break
 				}
-				wf[c].best = g
+				w.wf[c].best = g
 			}
 		}
 	}
+	return w, nil
+}
 
-	run := p.opt.solver(p.name, p.backend)
-	var final *model
-	var shares []float64
-	left := len(classes)
-	for iter := 0; left > 0; iter++ {
-		before := left
-		rate := make([]float64, len(classes)) // w_j / σ_j of the unsaturated
-		prioLeft := make([]float64, len(s.Users))
-		var open []int // unsaturated classes
-		for c, w := range wf {
-			if !w.saturated {
-				prioLeft[w.user] += classes[c].size() * w.prio
-				open = append(open, c)
-			}
+// weights lists the unsaturated classes and gives each its rate of rise
+// w_j/σ_j, w_j = W_u·p_j/Σ_{unsaturated k of u} p_k.
+func (w *waterFill) weights() (open []int, rate []float64) {
+	rate = make([]float64, len(w.classes))
+	prioLeft := make([]float64, len(w.s.Users))
+	for c, st := range w.wf {
+		if !st.saturated {
+			prioLeft[st.user] += w.classes[c].size() * st.prio
+			open = append(open, c)
 		}
-		for _, c := range open {
-			w := wf[c]
-			rate[c] = s.Users[w.user].Weight * w.prio / prioLeft[w.user] / w.sigma
-		}
-		// Step 1: raise the levels, each class up to its cap.
-		reach := make([]float64, len(classes)) // the t at which a class reaches its cap
-		for _, c := range open {
-			reach[c] = math.Max(0, (wf[c].cap-wf[c].level)/rate[c])
-		}
-		sort.SliceStable(open, func(a, b int) bool { return reach[open[a]] < reach[open[b]] })
-		k := len(open)
-		ok, m, v, err := p.capsReachable(run, in, classes, wf, open, k, reach, rate, iter)
-		if err != nil {
-			return models.Allocation{}, err
-		}
-		if !ok {
-			lo, hi := 0, k // k = 0 is reachable: the current levels are.
-			for hi-lo > 1 {
-				mid := (lo + hi) / 2
-				if ok, _, _, err = p.capsReachable(run, in, classes, wf, open, mid, reach, rate, iter); err != nil {
-					return models.Allocation{}, err
-				}
-				if ok {
-					lo = mid
-				} else {
-					hi = mid
-				}
-			}
-			k = lo
-			capped := make([]bool, len(classes))
-			for _, c := range open[:k] {
-				capped[c] = true
-			}
-			m = newModel(in, classes, lp.Maximize)
-			t := m.variable("t", 0, reach[open[k]], 1)
-			for c := range classes {
-				lo := wf[c].level
-				if capped[c] {
-					lo = wf[c].cap
-				}
-				if r := levelRow(m, c, wf[c], "level", lo); !wf[c].saturated && !capped[c] {
-					m.add(r, t, -rate[c])
-				}
-			}
-			res, err := run.solve(&m.p, "water-filling level "+strconv.Itoa(iter))
-			if err != nil {
-				return models.Allocation{}, err
-			}
-			v = m.clean(res.X)
-			for _, c := range open[k:] {
-				wf[c].level += res.X[t] * rate[c]
-			}
-		}
-		// The new levels, capped at what the cleaned allocation reaches, so
-		// that it proves the next LPs feasible whatever the solver's
-		// tolerances. Classes at their caps are saturated.
-		final, shares = m, v
-		x := m.matrix(v)
-		for i, c := range open {
-			w := &wf[c]
-			if i < k && w.best >= 0 {
-				// At its cap: all its time on its fastest type, held there
-				// by bounds from now on (no nearly tight row), at the share
-				// the cleaned allocation gives it.
-				w.at = x[c][w.best]
-				w.level, w.pinned, w.saturated = w.cap*w.at, true, true
-				left--
-				continue
-			}
-			if i < k {
-				w.level = w.cap
-			}
-			w.level = math.Min(w.level, yield(w.coef, x[c]))
-			if w.level >= w.cap*(1-p.slack) {
-				w.saturated = true
-				left--
-			}
-		}
-		if left == 0 {
-			break
-		}
+	}
+	for _, c := range open {
+		st := w.wf[c]
+		rate[c] = w.s.Users[st.user].Weight * st.prio / prioLeft[st.user] / st.sigma
+	}
+	return open, rate
+}
 
-		// Step 2: saturate the bottleneck jobs. Each row is divided by the
-		// class's level (its cap while the level is 0), so that the gains
-		// are relative and the coefficients near 1.
-		m = newModel(in, classes, lp.Maximize)
-		u := make([]int, len(classes))
-		for c := range classes {
-			scale := wf[c].level
-			if scale <= 0 {
-				scale = wf[c].cap
-			}
-			scaled := wfClass{coef: make([]float64, len(wf[c].coef)), best: wf[c].best, pinned: wf[c].pinned, at: wf[c].at}
-			for g, v := range wf[c].coef {
-				scaled.coef[g] = v / scale
-			}
-			r := levelRow(m, c, scaled, "gain", wf[c].level/scale)
-			u[c] = -1
-			if !wf[c].saturated {
-				u[c] = m.variable("u["+strconv.Itoa(c)+"]", 0, p.slack, 1)
-				m.add(r, u[c], -1)
-			}
+// raise is step 1: it raises the levels of the open classes together, each
+// up to its cap, and saturates the classes that reach their caps. It
+// reports false when an LP was infeasible (solver noise).
+func (w *waterFill) raise(open []int, rate []float64, iter int) (bool, error) {
+	reach := make([]float64, len(w.classes)) // the t at which a class reaches its cap
+	for _, c := range open {
+		reach[c] = math.Max(0, (w.wf[c].cap-w.wf[c].level)/rate[c])
+	}
+	sort.SliceStable(open, func(a, b int) bool { return reach[open[a]] < reach[open[b]] })
+	k := len(open)
+	ok, m, v, err := w.p.capsReachable(w.run, w.in, w.classes, w.wf, open, k, reach, rate, iter)
+	if err != nil || m == nil {
+		return false, err
+	}
+	if !ok {
+		if w.final == nil {
+			// A feasible allocation already, should the LPs below fail.
+			w.final, w.shares = m, v
 		}
-		res, err := run.solve(&m.p, "water-filling bottleneck "+strconv.Itoa(iter))
+		if k, err = w.reachableCaps(open, reach, rate, iter); err != nil {
+			return false, err
+		}
+		if m, v, err = w.level(open, k, reach, rate, iter); err != nil || m == nil {
+			return false, err
+		}
+	}
+	w.settle(open, k, m, v)
+	return true, nil
+}
+
+// reachableCaps finds by bisection the largest k such that the first k open
+// classes (sorted by reach) can sit at their caps while the others rise to
+// the k-th reach.
+func (w *waterFill) reachableCaps(open []int, reach, rate []float64, iter int) (int, error) {
+	lo, hi := 0, len(open) // k = 0 is reachable: the current levels are.
+	for hi-lo > 1 {
+		mid := (lo + hi) / 2
+		ok, m, _, err := w.p.capsReachable(w.run, w.in, w.classes, w.wf, open, mid, reach, rate, iter)
 		if err != nil {
-			return models.Allocation{}, err
+			return 0, err
 		}
-		for c := range wf {
-			if !wf[c].saturated && (res.X[u[c]] < p.slack*(1-1e-3) || iter > len(classes)) {
-				wf[c].saturated = true
-				left--
-			}
-		}
-		if left == before {
-			// Every job can still rise, yet the level LP stopped short of
-			// the next cap: solver noise. Stop here.
-			for c := range wf {
-				wf[c].saturated = true
-			}
-			left = 0
+		if ok && m != nil {
+			lo = mid
+		} else {
+			hi = mid
 		}
 	}
-	// Objective: the weighted max-min value min_j σ_j·n_j(x) / w⁰_j, with
-	// w⁰_j = W_u·p_j / Σ_{k of u} p_k the first iteration's weights.
-	x := final.matrix(shares)
-	prio := make([]float64, len(s.Users))
-	for c, w := range wf {
-		prio[w.user] += classes[c].size() * w.prio
+	return lo, nil
+}
+
+// level solves the LP that raises the open classes beyond the first k
+// (held at their caps) as far as t below the next cap; it returns nil when
+// the LP was infeasible (solver noise).
+func (w *waterFill) level(open []int, k int, reach, rate []float64, iter int) (*model, []float64, error) {
+	capped := make([]bool, len(w.classes))
+	for _, c := range open[:k] {
+		capped[c] = true
 	}
-	p.objective = math.Inf(1)
-	for c, w := range wf {
-		w0 := s.Users[w.user].Weight * w.prio / prio[w.user]
-		p.objective = math.Min(p.objective, w.sigma*yield(w.coef, x[c])/w0)
+	m := newModel(w.in, w.classes, lp.Maximize, false)
+	t := m.variable("t", 0, reach[open[k]], 1)
+	for c := range w.classes {
+		lo := w.wf[c].level
+		if capped[c] {
+			lo = w.wf[c].cap
+		}
+		if r := levelRow(m, c, w.wf[c], "level", lo); !w.wf[c].saturated && !capped[c] {
+			m.add(r, t, -rate[c])
+		}
 	}
-	return models.Allocation{Fractions: final.fractions(shares)}, nil
+	res, err := w.run.solve(&m.p, "water-filling level "+strconv.Itoa(iter))
+	if errors.Is(err, lp.ErrInfeasible) {
+		return nil, nil, nil
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, c := range open[k:] {
+		w.wf[c].level += res.X[t] * rate[c]
+	}
+	return m, m.clean(res.X), nil
+}
+
+// settle takes the allocation of m (cleaned solution v) as the last one,
+// caps the new levels at what it reaches (so that it proves the next LPs
+// feasible whatever the solver's tolerances), and saturates the classes at
+// their caps.
+func (w *waterFill) settle(open []int, k int, m *model, v []float64) {
+	w.final, w.shares = m, v
+	x := m.matrix(v)
+	for i, c := range open {
+		st := &w.wf[c]
+		if i < k && st.best >= 0 {
+			// At its cap: all its time on its fastest type, held there by
+			// bounds from now on (no nearly tight row), at the share the
+			// cleaned allocation gives it.
+			st.at = x[c][st.best]
+			st.level, st.pinned, st.saturated = st.cap*st.at, true, true
+			w.left--
+			continue
+		}
+		if i < k {
+			st.level = st.cap
+		}
+		st.level = math.Min(st.level, yield(st.coef, x[c]))
+		if st.level >= st.cap*(1-w.p.slack) {
+			st.saturated = true
+			w.left--
+		}
+	}
+}
+
+// bottlenecks is step 2: it saturates the classes that cannot rise by the
+// slack with the others. Each row is divided by the class's level (its cap
+// while the level is 0), so that the gains are relative and the
+// coefficients near 1. It reports false when the LP was infeasible (solver
+// noise).
+func (w *waterFill) bottlenecks(iter int) (bool, error) {
+	m := newModel(w.in, w.classes, lp.Maximize, false)
+	u := make([]int, len(w.classes))
+	for c := range w.classes {
+		st := w.wf[c]
+		scale := st.level
+		if scale <= 0 {
+			scale = st.cap
+		}
+		scaled := wfClass{coef: make([]float64, len(st.coef)), best: st.best, pinned: st.pinned, at: st.at}
+		for g, v := range st.coef {
+			scaled.coef[g] = v / scale
+		}
+		r := levelRow(m, c, scaled, "gain", st.level/scale)
+		u[c] = -1
+		if !st.saturated {
+			u[c] = m.variable("u["+strconv.Itoa(c)+"]", 0, w.p.slack, 1)
+			m.add(r, u[c], -1)
+		}
+	}
+	res, err := w.run.solve(&m.p, "water-filling bottleneck "+strconv.Itoa(iter))
+	if errors.Is(err, lp.ErrInfeasible) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	for c := range w.wf {
+		if !w.wf[c].saturated && (res.X[u[c]] < w.p.slack*(1-1e-3) || iter > len(w.classes)) {
+			w.wf[c].saturated = true
+			w.left--
+		}
+	}
+	return true, nil
+}
+
+// objective is the weighted max-min value min_j σ_j·n_j(x) / w⁰_j of the
+// last allocation, with w⁰_j = W_u·p_j / Σ_{k of u} p_k the first
+// iteration's weights.
+func (w *waterFill) objective() float64 {
+	if w.final == nil {
+		return 0
+	}
+	x := w.final.matrix(w.shares)
+	prio := make([]float64, len(w.s.Users))
+	for c, st := range w.wf {
+		prio[st.user] += w.classes[c].size() * st.prio
+	}
+	obj := math.Inf(1)
+	for c, st := range w.wf {
+		w0 := w.s.Users[st.user].Weight * st.prio / prio[st.user]
+		obj = math.Min(obj, st.sigma*yield(st.coef, x[c])/w0)
+	}
+	return obj
+}
+
+// allocation is the last allocation: with solution central, the central
+// point (lp.Interior) of the allocations that keep every class at its
+// final level, which the water filling fixes but not which shares give it.
+func (w *waterFill) allocation() (models.Allocation, error) {
+	if w.final == nil {
+		return models.Allocation{}, nil
+	}
+	if w.p.opt.Solution == SolutionVertex {
+		return models.Allocation{Fractions: w.final.fractions(w.shares)}, nil
+	}
+	x := w.final.matrix(w.shares)
+	f := newModel(w.in, w.classes, lp.Maximize, true)
+	for c, st := range w.wf {
+		if lo := math.Min(st.level, yield(st.coef, x[c])); lo > 0 {
+			f.throughputRow("level["+strconv.Itoa(c)+"]", c, st.coef, lo*(1-levelSlack), math.Inf(1))
+		}
+	}
+	res, err := w.run.solveModel(f, "water-filling central")
+	if err != nil {
+		return models.Allocation{}, err
+	}
+	return models.Allocation{Fractions: f.fractions(f.clean(res.X))}, nil
 }
 
 // capsReachable reports whether the first k classes of open (sorted by
@@ -318,14 +427,15 @@ func (p *Hierarchical) Allocate(s *models.Snapshot) (models.Allocation, error) {
 // their levels: it maximises s ∈ [0, 1] with every unsaturated class's
 // normalised throughput at least level + s·(target − level), and answers
 // s ≥ 1 − 1e-9. The LP is always feasible (s = 0 holds at the current
-// allocation). It returns the LP and its cleaned solution.
+// allocation) but for solver noise, which gives false and a nil LP. It
+// returns the LP and its cleaned solution.
 func (p *Hierarchical) capsReachable(run *solver, in *instance, classes []class, wf []wfClass, open []int, k int,
 	reach, rate []float64, iter int) (bool, *model, []float64, error) {
 	t0 := 0.0
 	if k > 0 {
 		t0 = reach[open[k-1]]
 	}
-	m := newModel(in, classes, lp.Maximize)
+	m := newModel(in, classes, lp.Maximize, false)
 	sv := m.variable("s", 0, 1, 1)
 	for c := range classes {
 		if r := levelRow(m, c, wf[c], "reach", wf[c].level); !wf[c].saturated {
@@ -334,6 +444,9 @@ func (p *Hierarchical) capsReachable(run *solver, in *instance, classes []class,
 		}
 	}
 	res, err := run.solve(&m.p, "water-filling caps "+strconv.Itoa(iter))
+	if errors.Is(err, lp.ErrInfeasible) {
+		return false, nil, nil, nil // solver noise: the current levels are feasible
+	}
 	if err != nil {
 		return false, nil, nil, err
 	}

@@ -11,7 +11,7 @@ import (
 )
 
 // gavel-hierarchical on flat jobs (1 step/s on the V100), gang 1, so that
-// P = N / max(N, n) and n_j(x) = x_j·max(N, n)/N, σ = 1.
+// P = T·N/N = 1 and n_j(x) = x_j, σ = 1.
 func TestHierarchical(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
@@ -23,35 +23,35 @@ func TestHierarchical(t *testing.T) {
 		userGPU map[string]float64       // Σ d·x per user
 	}{{
 		// 2 V100, X (weight 1) with one job, Y (weight 1) with three.
-		// n = 4: n_j = 2·x_j. Weights: X's job 1, Y's jobs 1/3 each.
-		// max t: 2·x_1 ≥ t, 2·x_k ≥ t/3 → x_1 = t/2, x_k = t/6;
-		// capacity t/2 + 3·t/6 = t ≤ 2 → t = 2, x_1 = 1, x_k = 1/3; the
-		// V100s are full, so every job is saturated. One GPU per user
-		// (gavel-las would give every job 1/2: user Y three times X).
+		// n_j = x_j. Weights: X's job 1, Y's jobs 1/3 each.
+		// max t: x_1 ≥ t, x_k ≥ t/3; capacity t + 3·t/3 = 2t ≤ 2 → t = 1,
+		// x_1 = 1, x_k = 1/3; the V100s are full, so every job is
+		// saturated. One GPU per user (gavel-las would give every job 1/2:
+		// user Y three times X).
 		name:  "users first",
 		gpus:  2,
 		users: []models.User{{Name: "X", Weight: 1}, {Name: "Y", Weight: 1}},
 		jobs: []models.JobState{owner(job(1, 0, "flat", 1, 100), "X"), owner(job(2, 0, "flat", 1, 100), "Y"),
 			owner(job(3, 0, "flat", 1, 100), "Y"), owner(job(4, 0, "flat", 1, 100), "Y")},
 		want:    map[models.JobID]float64{1: 1, 2: 1.0 / 3, 3: 1.0 / 3, 4: 1.0 / 3},
-		t:       2,
+		t:       1,
 		userGPU: map[string]float64{"X": 1, "Y": 1},
 	}, {
-		// 3 V100, X weight 2 and Y weight 1, two jobs each. n = 4:
-		// n_j = (4/3)·x_j; weights X's jobs 2/2 = 1, Y's 1/2.
-		// x = (3/4)·t, y = (3/8)·t; capacity 2·(3/4)·t + 2·(3/8)·t = (9/4)·t ≤ 3
-		// → t = 4/3, x = 1, y = 1/2: X holds 2 GPUs, Y 1 (2 : 1).
+		// 3 V100, X weight 2 and Y weight 1, two jobs each. n_j = x_j;
+		// weights X's jobs 2/2 = 1, Y's 1/2. x = t, y = t/2; capacity
+		// 2·t + 2·t/2 = 3t ≤ 3 → t = 1, x = 1, y = 1/2: X holds 2 GPUs,
+		// Y 1 (2 : 1).
 		name:  "user weights",
 		gpus:  3,
 		users: []models.User{{Name: "X", Weight: 2}, {Name: "Y", Weight: 1}},
 		jobs: []models.JobState{owner(job(1, 0, "flat", 1, 100), "X"), owner(job(2, 0, "flat", 1, 100), "X"),
 			owner(job(3, 0, "flat", 1, 100), "Y"), owner(job(4, 0, "flat", 1, 100), "Y")},
 		want:    map[models.JobID]float64{1: 1, 2: 1, 3: 0.5, 4: 0.5},
-		t:       4.0 / 3,
+		t:       1,
 		userGPU: map[string]float64{"X": 2, "Y": 1},
 	}, {
 		// Water filling over two iterations. 4 V100, X (weight 1) with
-		// one job, Y (weight 1) with two. n = 3 ≤ 4: n_j = x_j. Weights:
+		// one job, Y (weight 1) with two. n_j = x_j. Weights:
 		// X's job 1, Y's 1/2 each. Iteration 1: x_1 ≥ t, y ≥ t/2 and
 		// x_1 ≤ 1 → t = 1, x_1 = 1 (saturated: no time left), y = 1/2 with
 		// 2 GPUs free. Iteration 2: Y's jobs rise to their time limit,

@@ -15,7 +15,13 @@ type instance struct {
 	types []string    // s.Cluster.TypeNames(), newest first
 	caps  []float64   // N_g, GPUs of each type
 	tput  [][]float64 // T[j][g] = s.Throughput(job j, type g): 0 where j cannot run
+	// can[j][g] says whether job j can run on type g: T[j][g] > 0 before any
+	// change of the throughputs (agnostic).
+	can [][]bool
 }
+
+// runs reports whether job i can run on type g.
+func (in *instance) runs(i, g int) bool { return in.can[i][g] }
 
 // newInstance reads s. A job that no type can run is an *UnrunnableError.
 func newInstance(policy string, s *models.Snapshot) (*instance, error) {
@@ -25,31 +31,36 @@ func newInstance(policy string, s *models.Snapshot) (*instance, error) {
 		in.caps[g] = float64(s.Cluster.Capacity(name))
 	}
 	in.tput = make([][]float64, len(s.Jobs))
+	in.can = make([][]bool, len(s.Jobs))
 	for i := range s.Jobs {
 		j := &s.Jobs[i]
 		row := make([]float64, len(in.types))
+		can := make([]bool, len(in.types))
 		any := false
 		for g, name := range in.types {
 			row[g] = s.Throughput(&j.Job, name)
-			any = any || row[g] > 0
+			can[g] = row[g] > 0
+			any = any || can[g]
 		}
 		if !any {
 			return nil, unrunnable(policy, s, j)
 		}
-		in.tput[i] = row
+		in.tput[i], in.can[i] = row, can
 	}
 	return in, nil
 }
 
-// agnostic replaces every throughput by 1 where the job can run (and keeps
-// 0 where it cannot): the heterogeneity-agnostic view.
-func (in *instance) agnostic() *instance {
+// agnostic replaces every throughput by 1: the heterogeneity-agnostic view.
+// With everywhere set (Gavel's MaxMinFairnessPolicy, used for central
+// solves) that includes the types where the job cannot run; otherwise those
+// keep 0.
+func (in *instance) agnostic(everywhere bool) *instance {
 	out := *in
 	out.tput = make([][]float64, len(in.tput))
 	for i, row := range in.tput {
 		out.tput[i] = make([]float64, len(row))
 		for g, t := range row {
-			if t > 0 {
+			if t > 0 || everywhere {
 				out.tput[i][g] = 1
 			}
 		}
@@ -69,24 +80,25 @@ func (in *instance) normaliser(kind string, i int) float64 {
 	if kind == NormEqualShare {
 		return equalShare(in.tput[i], in.caps, in.gang(i), 1/float64(in.n()))
 	}
-	return proportional(in.tput[i], in.caps, in.n())
+	return proportional(in.tput[i], in.caps)
 }
 
-// proportional is Gavel's ProportionalPolicy throughput
-// (scheduler/policies/proportional.py): every job gets x[g] = N_g / m of each
-// type, scaled down by the largest row sum so that Σ_g x[g] ≤ 1:
+// proportional is Gavel's proportional throughput (docs/algorithms/gavel.md,
+// "Normalisers"): every one of the m jobs gets x[g] = N_g / m of each type,
+// divided by the largest row sum Σ_g N_g / m, so x[g] = N_g / Σ_h N_h
+// whatever m:
 //
-//	P = Σ_g T[g]·N_g / max(Σ_g N_g, m)
+//	P = Σ_g T[g]·N_g / Σ_g N_g
 //
-// with m the number of jobs. The gang does not enter (Gavel multiplies the
-// objective by the scale factor instead).
-func proportional(t, caps []float64, m int) float64 {
+// The gang does not enter (Gavel multiplies the objective by the scale
+// factor instead).
+func proportional(t, caps []float64) float64 {
 	num, total := 0.0, 0.0
 	for g := range t {
 		num += t[g] * caps[g]
 		total += caps[g]
 	}
-	return num / math.Max(total, float64(m))
+	return num / total
 }
 
 // equalShare is the throughput of a job with gang d on the fraction f of
@@ -158,6 +170,17 @@ func (k keyer) num(v float64) keyer {
 func (k keyer) nums(vs []float64) keyer {
 	for _, v := range vs {
 		k = k.num(v)
+	}
+	return k
+}
+
+func (k keyer) bools(bs []bool) keyer {
+	for _, b := range bs {
+		if b {
+			k = append(k, 1)
+		} else {
+			k = append(k, 0)
+		}
 	}
 	return k
 }

@@ -18,9 +18,8 @@ const (
 )
 
 // LAS is Gavel's max-min fairness policy (Narayanan et al., OSDI 2020,
-// max-min fairness as least attained service; artifact
-// scheduler/policies/max_min_fairness.py, MaxMinFairnessPolicyWithPerf, and,
-// agnostic, MaxMinFairnessPolicy):
+// "Max-Min Fairness as Least Attained Service"; docs/algorithms/gavel.md),
+// heterogeneity-aware, and, as gavel-las-agnostic, with every throughput 1:
 //
 //	maximise   t
 //	subject to Σ_g c[j][g]·x[j][g] ≥ t                          for every job j
@@ -60,36 +59,30 @@ func NewAgnostic(c solvers.Config) (solvers.Policy, error) { return newLAS(Agnos
 
 func newLAS(name string, agnostic bool, c solvers.Config) (*LAS, error) {
 	o := defaultMaxMin()
-	if err := decode(name, c, &o); err != nil {
-		return nil, err
-	}
-	b, err := o.validate(name)
+	b, err := newBase(name, c, &o, agnostic)
 	if err != nil {
 		return nil, err
 	}
-	return &LAS{base: base{name: name, opt: o.Options, backend: b}, agnostic: agnostic, normaliser: o.Normaliser}, nil
+	return &LAS{base: b, agnostic: agnostic, normaliser: o.Normaliser}, nil
 }
 
 // Allocate solves the LP above for the active jobs of s.
 func (p *LAS) Allocate(s *models.Snapshot) (models.Allocation, error) {
-	p.objective = 0
-	if len(s.Jobs) == 0 {
-		return models.Allocation{}, nil
-	}
-	in, err := newInstance(p.name, s)
-	if err != nil {
+	in, err := p.open(s)
+	if in == nil {
 		return models.Allocation{}, err
 	}
+	central := p.opt.Solution == SolutionCentral
 	if p.agnostic {
-		in = in.agnostic()
+		in = in.agnostic(central)
 	}
 	coef := maxMinCoefs(in, p.normaliser)
 	classes := group(in.n(), p.opt.Aggregate, func(i int) keyer {
-		return keyer(nil).num(float64(in.gang(i))).nums(coef[i])
+		return keyer(nil).num(float64(in.gang(i))).nums(coef[i]).bools(in.can[i])
 	})
-	m := newModel(in, classes, lp.Maximize)
+	m := newModel(in, classes, lp.Maximize, central)
 	t, _ := m.maxMin(coef)
-	res, err := p.opt.solver(p.name, p.backend).solve(&m.p, "max-min")
+	res, err := p.solver().solveModel(m, "max-min")
 	if err != nil {
 		return models.Allocation{}, err
 	}
@@ -120,11 +113,16 @@ func maxMinFactor(in *instance, normaliser string, i int) float64 {
 	return float64(in.gang(i)) / (w * in.normaliser(NormProportional, i))
 }
 
-// maxMin adds the variable t ≥ 0, maximised, and for every class c the row
+// maxMin adds the variable t, maximised, and for every class c the row
 // Σ_g coef[c's job][g]·x[c][g] − t ≥ 0; it returns t and the rows, in class
-// order.
+// order. t ≥ 0 in a vertex model; free in a central one, as in Gavel's LP
+// (where the bound would be a constraint of its own).
 func (m *model) maxMin(coef [][]float64) (int, []int) {
-	t := m.variable("t", 0, math.Inf(1), 1)
+	lo := 0.0
+	if m.central {
+		lo = math.Inf(-1)
+	}
+	t := m.variable("t", lo, math.Inf(1), 1)
 	rows := make([]int, len(m.classes))
 	for c, cl := range m.classes {
 		rows[c] = m.throughputRow("maxmin["+strconv.Itoa(c)+"]", c, coef[cl.rep()], 0, math.Inf(1))

@@ -22,19 +22,20 @@ func TestLAS(t *testing.T) {
 		want    map[models.JobID]map[string]float64
 		t       float64
 	}{{
-		// 1 V100 + 1 K80; A fast (4, 1), B and C flat (1, 1). n = 3,
-		// Σ N = 2, so P = (T_V100 + T_K80) / max(2, 3): P_A = 5/3, P_B =
-		// P_C = 2/3, and c = d·T/P: c_A = (2.4, 0.6), c_B = c_C = (1.5, 1.5).
+		// 1 V100 + 1 K80; A fast (4, 1), B and C flat (1, 1). Σ N = 2,
+		// so P = (T_V100 + T_K80)/2: P_A = 5/2, P_B = P_C = 1, and
+		// c = d·T/P: c_A = (1.6, 0.4), c_B = c_C = (1, 1).
 		//
-		//	max t: 2.4·a_A + 0.6·k_A ≥ t, 1.5·(a_B + k_B) ≥ t (B and C alike)
+		//	max t: 1.6·a_A + 0.4·k_A ≥ t, a_B + k_B ≥ t (B and C alike)
 		//	       a_A + a_B + a_C ≤ 1 (V100), k_A + k_B + k_C ≤ 1 (K80)
 		//
-		// A has the comparative advantage on the V100 (2.4/0.6 = 4 > 1): A
+		// A has the comparative advantage on the V100 (1.6/0.4 = 4 > 1): A
 		// on V100 only, B and C share the K80 (1/2 each) and the V100 left,
-		// y each: 2.4·(1 − 2y) = 1.5·(1/2 + y) → 6.3·y = 1.65, y = 11/42,
-		// t = 2.4·20/42 = 8/7. Dual check: capacity prices p = q = 4/7,
-		// row weights 1/6 (A) and 8/21 (B, C); p + q = 8/7 = t. A's K80
-		// reduced cost 0.6/6 − 4/7 < 0, so k_A = 0 and the optimum is unique.
+		// y each: 1.6·(1 − 2y) = 1/2 + y → 4.2·y = 1.1, y = 11/42,
+		// t = 1.6·20/42 = 16/21. Dual check: capacity prices p = q = 8/21,
+		// row weights 5/21 (A) and 8/21 (B, C); p + q = 16/21 = t. A's K80
+		// reduced cost 0.4·5/21 − 8/21 < 0, so k_A = 0 and the optimum is
+		// unique.
 		name:    "comparative advantage",
 		servers: oneV100OneK80,
 		jobs:    []models.JobState{job(1, 0, "fast", 1, 100), job(2, 0, "flat", 1, 100), job(3, 0, "flat", 1, 100)},
@@ -43,11 +44,12 @@ func TestLAS(t *testing.T) {
 			2: {"V100": 11.0 / 42, "K80": 0.5},
 			3: {"V100": 11.0 / 42, "K80": 0.5},
 		},
-		t: 8.0 / 7,
+		t: 16.0 / 21,
 	}, {
 		// The same with the equal-share normaliser: E_A = 4·1/3 + 1·1/3 =
-		// 5/3, E_B = 2/3 and c = T/E: the same c as above (n = 3 ≥ Σ N, where
-		// the two normalisers agree exactly), so the same optimum.
+		// 5/3, E_B = 2/3 and c = T/E = (3/2)·(the c above) (n = 3 ≥ Σ N,
+		// where the two normalisers differ by the common factor n/Σ N), so
+		// the same optimum with t = (3/2)·(16/21) = 8/7.
 		name:    "comparative advantage, equal-share",
 		opts:    map[string]any{"normaliser": "equal-share"},
 		servers: oneV100OneK80,
@@ -60,7 +62,7 @@ func TestLAS(t *testing.T) {
 		t: 8.0 / 7,
 	}, {
 		// Priority weights on 4 V100 (one server), two gang-4 jobs, w = 1
-		// and 3. P = 4·T / max(4, 2) = T, c = d·T/(w·P) = 4/w:
+		// and 3. P = 4·T/4 = T, c = d·T/(w·P) = 4/w:
 		// max min(4·x_1, 4·x_2/3) s.t. 4·x_1 + 4·x_2 ≤ 4 → x_2 = 3·x_1,
 		// x_1 = 1/4, x_2 = 3/4, t = 1.
 		name:    "priority weights",
@@ -137,29 +139,43 @@ func TestLASHomogeneousEqualSplit(t *testing.T) {
 }
 
 // gavel-las-agnostic on the comparative-advantage instance: every T is 1,
-// so all three jobs are alike, P = 2/3 and c = 1.5 on both types:
-// max min 1.5·(a_j + k_j) with 3 jobs on 2 GPUs → 2/3 of the time each, t = 1;
-// the aggregated LP gives each job 1/3 of each type.
+// so all three jobs are alike, P = (1 + 1)/2 = 1 and c = 1 on both types:
+// max min (a_j + k_j) with 3 jobs on 2 GPUs → 2/3 of the time each,
+// t = 2/3; the central solution, like the aggregated LP, gives each job
+// 1/3 of each type.
 func TestAgnostic(t *testing.T) {
 	s := snap(t, 0, nil, oneV100OneK80, job(1, 0, "fast", 1, 100), job(2, 0, "flat", 1, 100), job(3, 0, "flat", 1, 100))
 	p := build(t, "gavel-las-agnostic", nil)
 	a := allocate(t, p, s)
-	if !near(p.Objective(), 1, tol) {
-		t.Errorf("t = %v, want 1", p.Objective())
+	if !near(p.Objective(), 2.0/3, tol) {
+		t.Errorf("t = %v, want 2/3", p.Objective())
 	}
 	third := map[string]float64{"V100": 1.0 / 3, "K80": 1.0 / 3}
 	wantShares(t, a, map[models.JobID]map[string]float64{1: third, 2: third, 3: third}, 1e-7)
 
-	// Where a job cannot run its T stays 0: the K80-only job gets ones
-	// (0, 1), P = 1/2 and c = (0, 2); the flat job P = 1, c = (1, 1).
-	// The flat job reaches at most 1, so t = 1 (flat all V100, the K80 job
-	// k ∈ [1/2, 1] of the K80), and the K80-only job never gets a V100.
+	// A K80-only job beside a flat one. The central LP is Gavel's: every T
+	// is 1, also the K80-only job's on the V100, so both jobs get
+	// c = (1, 1), t = 1 and, by symmetry, 1/2 of each type; the K80-only
+	// job's V100 half is left out of the allocation (it cannot run there,
+	// and Gavel's round mechanism never runs it there either).
 	s = snap(t, 0, nil, oneV100OneK80, job(1, 0, "k80", 1, 100), job(2, 0, "flat", 1, 100))
 	a = allocate(t, p, s)
 	if !near(p.Objective(), 1, tol) {
 		t.Errorf("k80 job: t = %v, want 1", p.Objective())
 	}
+	wantShares(t, a, map[models.JobID]map[string]float64{1: {"K80": 0.5}, 2: {"V100": 0.5, "K80": 0.5}}, 1e-7)
+
+	// The vertex LP keeps T = 0 where a job cannot run: the K80-only job
+	// gets ones (0, 1), P = 1/2 and c = (0, 2); the flat job P = 1,
+	// c = (1, 1). The flat job reaches at most 1 (its time), so t = 1
+	// (flat all V100, the K80 job k ∈ [1/2, 1] of the K80), and the
+	// K80-only job never gets a V100.
+	p = build(t, "gavel-las-agnostic", map[string]any{"solution": "vertex"})
+	a = allocate(t, p, s)
+	if !near(p.Objective(), 1, tol) {
+		t.Errorf("vertex, k80 job: t = %v, want 1", p.Objective())
+	}
 	if a.Fractions[1]["V100"] != 0 {
-		t.Errorf("the K80-only job got V100 time %v", a.Fractions[1]["V100"])
+		t.Errorf("vertex: the K80-only job got V100 time %v", a.Fractions[1]["V100"])
 	}
 }

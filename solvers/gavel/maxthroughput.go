@@ -13,8 +13,7 @@ const (
 )
 
 // MaxThroughput is Gavel's throughput-maximising policy (Narayanan et al.,
-// OSDI 2020; artifact scheduler/policies/max_sum_throughput.py,
-// ThroughputSumWithPerf, without instance costs or SLOs):
+// OSDI 2020, without instance costs or SLOs; docs/algorithms/gavel.md):
 //
 //	maximise   Σ_j Σ_g T[j][g]·x[j][g]
 //	subject to the shared constraints (model)
@@ -22,37 +21,33 @@ const (
 // in raw steps per second, as Gavel's code has it: it computes a per-job
 // scale 1 / Σ_g T[j][g] but leaves it out of the objective, so jobs with
 // many cheap steps count for more. Weights do not enter. Objective reports
-// the optimal total in steps per second. Jobs the optimum leaves at x = 0
-// wait until capacity frees up.
+// the optimal total in steps per second. The optimum is often not unique
+// (jobs of equal throughput can trade types): the allocation is the central
+// one (lp.Interior on Gavel's LP; solution vertex gives a vertex). Jobs the
+// optimum leaves at x = 0 wait until capacity frees up, or fill GPUs no
+// share claims.
 type MaxThroughput struct{ base }
 
 // NewMaxThroughput builds gavel-max-throughput from Options.
 func NewMaxThroughput(c solvers.Config) (solvers.Policy, error) {
 	o := defaultOptions()
-	if err := decode(MaxThroughputName, c, &o); err != nil {
-		return nil, err
-	}
-	b, err := o.validate(MaxThroughputName)
+	b, err := newBase(MaxThroughputName, c, &o, false)
 	if err != nil {
 		return nil, err
 	}
-	return &MaxThroughput{base{name: MaxThroughputName, opt: o, backend: b}}, nil
+	return &MaxThroughput{b}, nil
 }
 
 // Allocate solves the LP above.
 func (p *MaxThroughput) Allocate(s *models.Snapshot) (models.Allocation, error) {
-	p.objective = 0
-	if len(s.Jobs) == 0 {
-		return models.Allocation{}, nil
-	}
-	in, err := newInstance(p.name, s)
-	if err != nil {
+	in, err := p.open(s)
+	if in == nil {
 		return models.Allocation{}, err
 	}
 	classes := group(in.n(), p.opt.Aggregate, func(i int) keyer {
 		return keyer(nil).num(float64(in.gang(i))).nums(in.tput[i])
 	})
-	m := newModel(in, classes, lp.Maximize)
+	m := newModel(in, classes, lp.Maximize, p.opt.Solution == SolutionCentral)
 	for c, cl := range classes {
 		for g, v := range m.x[c] {
 			if v >= 0 {
@@ -60,7 +55,7 @@ func (p *MaxThroughput) Allocate(s *models.Snapshot) (models.Allocation, error) 
 			}
 		}
 	}
-	res, err := p.opt.solver(p.name, p.backend).solve(&m.p, "max-throughput")
+	res, err := p.solver().solveModel(m, "max-throughput")
 	if err != nil {
 		return models.Allocation{}, err
 	}

@@ -20,42 +20,53 @@ const zeroShare = 1e-9
 // every Gavel policy shares. Its variables x[c][g] are the time share of
 // each job of class c on type g (a class shares its variables; see class):
 //
-//	x[c][g] ≥ 0, and no variable at all where T[c][g] = 0 (so x = 0 there)
+//	x[c][g] ≥ 0
 //	Σ_g x[c][g] ≤ 1                      for every class c   ("time" rows)
 //	Σ_c |c|·d_c·x[c][g] ≤ N_g            for every type g    ("capacity" rows)
 //
 // x has no upper bound of its own (the time row implies x ≤ 1), which keeps
 // the pure-Go backend's standard form small. Policies add their own
 // variables and rows.
+//
+// For a central solve (lp.Interior, the default) the model is Gavel's LP
+// exactly: a variable for every class and type, also where the class cannot
+// run (T[c][g] = 0: its share there enters no objective row, and is dropped
+// from the allocation, as Gavel's round mechanism never runs a job there),
+// because the interior point depends on every constraint. For a vertex solve
+// such variables are left out (x = 0 there). copies records how many jobs
+// each variable and row stands for (a class's variables and rows |c|, the
+// capacity rows and the policies' scalar variables 1).
 type model struct {
 	in      *instance
 	classes []class
+	central bool
 	p       lp.Problem
-	x       [][]int // x[c][g]: variable index, −1 where class c cannot run on g
+	copies  lp.Copies
+	x       [][]int // x[c][g]: variable index, −1 where class c has no variable on g
 	timeRow []int   // per class
 	capRow  []int   // per type
 	shares  []int   // variables that are time shares (x and pair variables)
 	packing []int   // rows that cleaning must keep: time and capacity
 }
 
-func newModel(in *instance, classes []class, sense lp.Sense) *model {
-	m := &model{in: in, classes: classes, p: lp.Problem{Sense: sense}}
+func newModel(in *instance, classes []class, sense lp.Sense, central bool) *model {
+	m := &model{in: in, classes: classes, central: central, p: lp.Problem{Sense: sense}}
 	m.x = make([][]int, len(classes))
 	m.timeRow = make([]int, len(classes))
 	m.capRow = make([]int, len(in.types))
 	for g, name := range in.types {
-		m.capRow[g] = m.row("cap["+name+"]", math.Inf(-1), in.caps[g])
+		m.capRow[g] = m.row("cap["+name+"]", math.Inf(-1), in.caps[g], 1)
 	}
 	for c, cl := range classes {
 		r := cl.rep()
-		m.timeRow[c] = m.row("time["+strconv.Itoa(c)+"]", math.Inf(-1), 1)
+		m.timeRow[c] = m.row("time["+strconv.Itoa(c)+"]", math.Inf(-1), 1, cl.size())
 		m.x[c] = make([]int, len(in.types))
 		for g, name := range in.types {
 			m.x[c][g] = -1
-			if in.tput[r][g] <= 0 {
+			if in.tput[r][g] <= 0 && !central {
 				continue
 			}
-			v := m.share("x["+strconv.Itoa(c)+","+name+"]", 0)
+			v := m.share("x["+strconv.Itoa(c)+","+name+"]", 0, cl.size())
 			m.x[c][g] = v
 			m.add(m.timeRow[c], v, 1)
 			m.add(m.capRow[g], v, cl.size()*float64(in.gang(r)))
@@ -65,22 +76,30 @@ func newModel(in *instance, classes []class, sense lp.Sense) *model {
 	return m
 }
 
-// variable adds a variable and returns its index.
+// variable adds a scalar variable (one copy) and returns its index.
 func (m *model) variable(name string, lo, hi, obj float64) int {
+	return m.copiedVariable(name, lo, hi, obj, 1)
+}
+
+func (m *model) copiedVariable(name string, lo, hi, obj, copies float64) int {
 	m.p.Vars = append(m.p.Vars, lp.Var{Name: name, Lower: lo, Upper: hi, Obj: obj})
+	m.copies.Vars = append(m.copies.Vars, copies)
 	return len(m.p.Vars) - 1
 }
 
-// share adds a time-share variable ≥ 0 with objective coefficient obj.
-func (m *model) share(name string, obj float64) int {
-	v := m.variable(name, 0, math.Inf(1), obj)
+// share adds a time-share variable ≥ 0 with objective coefficient obj,
+// standing for copies jobs' shares.
+func (m *model) share(name string, obj, copies float64) int {
+	v := m.copiedVariable(name, 0, math.Inf(1), obj, copies)
 	m.shares = append(m.shares, v)
 	return v
 }
 
-// row adds an empty row lo ≤ · ≤ hi and returns its index.
-func (m *model) row(name string, lo, hi float64) int {
+// row adds an empty row lo ≤ · ≤ hi standing for copies jobs' rows and
+// returns its index.
+func (m *model) row(name string, lo, hi, copies float64) int {
 	m.p.Rows = append(m.p.Rows, lp.Row{Name: name, Lower: lo, Upper: hi})
+	m.copies.Rows = append(m.copies.Rows, copies)
 	return len(m.p.Rows) - 1
 }
 
@@ -92,7 +111,7 @@ func (m *model) add(r, v int, coef float64) {
 // throughputRow adds the row Σ_g coef[g]·x[c][g] (the caller adds more
 // terms) with bounds lo and hi.
 func (m *model) throughputRow(name string, c int, coef []float64, lo, hi float64) int {
-	r := m.row(name, lo, hi)
+	r := m.row(name, lo, hi, m.classes[c].size())
 	for g, v := range m.x[c] {
 		if v >= 0 && coef[g] != 0 {
 			m.add(r, v, coef[g])
@@ -151,13 +170,15 @@ func (m *model) fractions(v []float64) map[models.JobID]map[string]float64 {
 	return expand(m.in, m.classes, m.matrix(v))
 }
 
-// expand gives every job of class c the shares x[c]; zero shares are left
-// out.
+// expand gives every job of class c the shares x[c], clipped to [0, 1] (as
+// Gavel clips its solver's answer); zero shares and shares on types where
+// the job cannot run are left out.
 func expand(in *instance, classes []class, x [][]float64) map[models.JobID]map[string]float64 {
 	fr := map[models.JobID]map[string]float64{}
 	for c, cl := range classes {
 		for g, v := range x[c] {
-			if v == 0 {
+			v = math.Min(v, 1)
+			if v <= 0 || !in.runs(cl.rep(), g) {
 				continue
 			}
 			for _, i := range cl.jobs {
@@ -181,35 +202,83 @@ func yield(t, x []float64) float64 {
 	return y
 }
 
-// solver runs the LP solves of one decision against one deadline.
+// solver runs the LP solves of one decision against one deadline, and counts
+// them into the policy's tally.
 type solver struct {
 	policy   string
 	backend  lp.Solver
 	limit    time.Duration
 	deadline time.Time
 	solves   int
+	tally    *Tally
 }
 
-func (o Options) solver(policy string, backend lp.Solver) *solver {
-	sv := &solver{policy: policy, backend: backend, limit: o.TimeLimit}
-	if o.TimeLimit > 0 {
-		sv.deadline = time.Now().Add(o.TimeLimit)
+// solver starts a decision's solves.
+func (b *base) solver() *solver {
+	sv := &solver{policy: b.name, backend: b.backend, limit: b.opt.TimeLimit, tally: &b.tally}
+	if b.opt.TimeLimit > 0 {
+		sv.deadline = time.Now().Add(b.opt.TimeLimit)
 	}
+	b.tally.Decisions++
 	return sv
+}
+
+// maxInterior is the most variables a central solve takes: lp.Interior's
+// dense algebra costs O(n³) per iteration, about 0.1 s at this size. Larger
+// LPs (hundreds of jobs the LP must tell apart, or aggregate: false) get a
+// vertex, counted in Tally.Fallbacks.
+const maxInterior = 1000
+
+// solveModel solves m: with lp.Interior when m is central, falling back to
+// the backend's simplex (a vertex of the same LP, counted in
+// Tally.Fallbacks) should the interior-point method fail or the LP be too
+// large for it; else with the backend.
+func (sv *solver) solveModel(m *model, what string) (lp.Result, error) {
+	if !m.central {
+		return sv.solve(&m.p, what)
+	}
+	if len(m.p.Vars) > maxInterior {
+		sv.tally.Fallbacks++
+		return sv.solve(&m.p, what)
+	}
+	o, err := sv.begin(what)
+	if err != nil {
+		return lp.Result{}, err
+	}
+	res, err := lp.Interior(&m.p, m.copies, o)
+	switch {
+	case err == nil:
+		return res, nil
+	case errors.Is(err, lp.ErrLimit):
+		return lp.Result{}, &LimitError{Policy: sv.policy, Limit: sv.limit, Solves: sv.solves, Err: err}
+	}
+	sv.tally.Fallbacks++
+	return sv.solve(&m.p, what)
+}
+
+// begin counts one more LP solve and gives it what is left of the time
+// limit; none left is a *LimitError.
+func (sv *solver) begin(what string) (lp.Options, error) {
+	sv.solves++
+	sv.tally.LPs++
+	var o lp.Options
+	if sv.limit > 0 {
+		o.TimeLimit = time.Until(sv.deadline)
+		if o.TimeLimit <= 0 {
+			return o, &LimitError{Policy: sv.policy, Limit: sv.limit, Solves: sv.solves,
+				Err: fmt.Errorf("%w before the %s LP", lp.ErrLimit, what)}
+		}
+	}
+	return o, nil
 }
 
 // solve solves p to optimality within what is left of the time limit. The
 // limit reached (before or during the solve) is a *LimitError; any other
 // failure is an error naming the policy and the LP (what).
 func (sv *solver) solve(p *lp.Problem, what string) (lp.Result, error) {
-	sv.solves++
-	var o lp.Options
-	if sv.limit > 0 {
-		o.TimeLimit = time.Until(sv.deadline)
-		if o.TimeLimit <= 0 {
-			return lp.Result{}, &LimitError{Policy: sv.policy, Limit: sv.limit, Solves: sv.solves,
-				Err: fmt.Errorf("%w before the %s LP", lp.ErrLimit, what)}
-		}
+	o, err := sv.begin(what)
+	if err != nil {
+		return lp.Result{}, err
 	}
 	res, err := sv.backend.Solve(p, o)
 	switch {

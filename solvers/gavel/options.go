@@ -16,13 +16,25 @@ const (
 	BackendPure = "pure" // the pure-Go simplex (lp.Pure)
 )
 
+// Solutions accepted by the solution option: which optimum of a degenerate
+// LP a policy returns.
+const (
+	// SolutionCentral is the interior point lp.Interior returns: the
+	// optimum Gavel's solver (ECOS) returns, spread over every type.
+	SolutionCentral = "central"
+	// SolutionVertex is a vertex of the optimal face, from the backend's
+	// simplex method.
+	SolutionVertex = "vertex"
+)
+
 // Normalisers accepted by the normaliser option of the max-min policies.
 const (
 	// NormProportional is Gavel's: a job's throughput with its time split
-	// over the types in proportion to their GPU counts (ProportionalPolicy).
+	// over the types in proportion to their GPU counts.
 	NormProportional = "proportional"
-	// NormEqualShare is DESIGN.md's "equal split": the job's best
-	// throughput on 1/n of every type (models.EqualShareThroughput).
+	// NormEqualShare is the "equal split" of docs/algorithms/gavel.md
+	// ("Normalisers"): the job's best throughput on 1/n of every type
+	// (models.EqualShareThroughput).
 	NormEqualShare = "equal-share"
 )
 
@@ -31,6 +43,7 @@ const (
 	DefaultBackend   = BackendAuto
 	DefaultTimeLimit = time.Minute
 	DefaultAggregate = true
+	DefaultSolution  = SolutionCentral
 	// DefaultTolerance is the relative width at which gavel-ftf stops
 	// bisecting on ρ: it returns an allocation whose max ρ is within 0.1%
 	// of the optimum.
@@ -56,9 +69,11 @@ const (
 //
 // See the package comment for what each does.
 type Options struct {
-	Backend   string        `mapstructure:"backend"`
-	TimeLimit time.Duration `mapstructure:"time_limit"`
-	Aggregate bool          `mapstructure:"aggregate"`
+	Backend              string        `mapstructure:"backend"`
+	TimeLimit            time.Duration `mapstructure:"time_limit"`
+	Aggregate            bool          `mapstructure:"aggregate"`
+	Solution             string        `mapstructure:"solution"`
+	solvers.RoundOptions `mapstructure:",squash"`
 }
 
 // MaxMinOptions are the options of gavel-las, gavel-las-agnostic,
@@ -90,7 +105,8 @@ type HierarchicalOptions struct {
 }
 
 func defaultOptions() Options {
-	return Options{Backend: DefaultBackend, TimeLimit: DefaultTimeLimit, Aggregate: DefaultAggregate}
+	return Options{Backend: DefaultBackend, TimeLimit: DefaultTimeLimit, Aggregate: DefaultAggregate,
+		Solution: DefaultSolution, RoundOptions: solvers.GavelRoundOptions()}
 }
 
 func defaultMaxMin() MaxMinOptions {
@@ -105,10 +121,18 @@ func decode(name string, c solvers.Config, out any) error {
 	return nil
 }
 
+func (o *Options) common() *Options             { return o }
+func (o *MaxMinOptions) common() *Options       { return &o.Options }
+func (o *FTFOptions) common() *Options          { return &o.Options }
+func (o *HierarchicalOptions) common() *Options { return &o.Options }
+
 // validate checks the common options and returns the backend they name.
 func (o Options) validate(name string) (lp.Solver, error) {
 	if o.TimeLimit < 0 {
 		return nil, fmt.Errorf("%s: options: time_limit must not be negative, got %v", name, o.TimeLimit)
+	}
+	if o.Solution != SolutionCentral && o.Solution != SolutionVertex {
+		return nil, fmt.Errorf("%s: options: solution must be %q or %q, got %q", name, SolutionCentral, SolutionVertex, o.Solution)
 	}
 	def := lp.Default()
 	switch o.Backend {

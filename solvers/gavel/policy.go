@@ -7,21 +7,69 @@ import (
 )
 
 // base is what every Gavel policy holds. The policies decide at round
-// starts only (see Triggers).
+// starts only, on Gavel's re-solve cadence (solvers.Paced).
 type base struct {
+	solvers.Paced
 	name      string
 	opt       Options
 	backend   lp.Solver
 	objective float64
+	tally     Tally
+}
+
+// Tally counts a policy's work over a run: it is the policy's report
+// (solvers.Reporter) in the run's result.
+type Tally struct {
+	// Decisions is the number of allocations computed.
+	Decisions int `json:"decisions"`
+	// LPs is the number of LP solves, every method together.
+	LPs int `json:"lp_solves"`
+	// Fallbacks counts the central solves that failed and were replaced by a
+	// vertex of the same LP.
+	Fallbacks int `json:"interior_fallbacks,omitempty"`
+}
+
+// Report returns the tally.
+func (b *base) Report() any { return b.tally }
+
+// options is what every policy's options type offers newBase: the common
+// Options inside it, and a validation that returns the LP backend.
+type options interface {
+	common() *Options
+	validate(name string) (lp.Solver, error)
+}
+
+// newBase is the one constructor of the family: it decodes c's options into
+// o (already holding the defaults), validates them and builds the base. A
+// policy that visits GPU types in a shuffled order each round passes
+// shuffle, and draws the orders from c.Rand.
+func newBase(name string, c solvers.Config, o options, shuffle bool) (base, error) {
+	if err := decode(name, c, o); err != nil {
+		return base{}, err
+	}
+	backend, err := o.validate(name)
+	if err != nil {
+		return base{}, err
+	}
+	paced, err := o.common().RoundOptions.Paced(name, c, shuffle)
+	if err != nil {
+		return base{}, err
+	}
+	return base{Paced: paced, name: name, opt: *o.common(), backend: backend}, nil
+}
+
+// open starts a decision on s: it clears the objective and reads the
+// snapshot; the instance is nil when no job is active.
+func (b *base) open(s *models.Snapshot) (*instance, error) {
+	b.objective = 0
+	if len(s.Jobs) == 0 {
+		return nil, nil
+	}
+	return newInstance(b.name, s)
 }
 
 // Name is the registered name.
 func (b *base) Name() string { return b.name }
-
-// Triggers is models.AtRound: Gavel recomputes its allocation for every
-// round (Narayanan et al., OSDI 2020; a job that arrives or a GPU that
-// frees up mid-round waits for the next round, as in Gavel's simulator).
-func (b *base) Triggers() models.Trigger { return models.AtRound }
 
 // Objective is the optimal objective value of the last decision, in the
 // policy's own units (see each policy's Allocate); 0 before the first

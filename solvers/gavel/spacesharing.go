@@ -20,9 +20,8 @@ const (
 const pairGain = 1e-9
 
 // SpaceSharing is Gavel's max-min fairness with space sharing (Narayanan et
-// al., OSDI 2020; artifact
-// scheduler/policies/max_min_fairness.py, MaxMinFairnessPolicyWithPacking,
-// get_allocation over job combinations of size at most 2): LAS where a job
+// al., OSDI 2020, its "packing" variant over job combinations of size at
+// most 2; docs/algorithms/gavel.md): LAS where a job
 // may also spend time sharing its GPUs with one other job of the same gang,
 // each running at its co-located throughput. With z[{j,k}][g] the time the
 // pair spends together on type g:
@@ -69,14 +68,11 @@ type SpaceSharing struct {
 // NewSpaceSharing builds gavel-las-ss from MaxMinOptions.
 func NewSpaceSharing(c solvers.Config) (solvers.Policy, error) {
 	o := defaultMaxMin()
-	if err := decode(SpaceSharingName, c, &o); err != nil {
-		return nil, err
-	}
-	b, err := o.validate(SpaceSharingName)
+	b, err := newBase(SpaceSharingName, c, &o, false)
 	if err != nil {
 		return nil, err
 	}
-	return &SpaceSharing{base: base{name: SpaceSharingName, opt: o.Options, backend: b}, normaliser: o.Normaliser}, nil
+	return &SpaceSharing{base: b, normaliser: o.Normaliser}, nil
 }
 
 // pairVar is one pair variable F[a,b][g] of the LP.
@@ -86,12 +82,8 @@ type pairVar struct {
 
 // Allocate solves the LP above.
 func (p *SpaceSharing) Allocate(s *models.Snapshot) (models.Allocation, error) {
-	p.objective = 0
-	if len(s.Jobs) == 0 {
-		return models.Allocation{}, nil
-	}
-	in, err := newInstance(p.name, s)
-	if err != nil {
+	in, err := p.open(s)
+	if in == nil {
 		return models.Allocation{}, err
 	}
 	n := in.n()
@@ -108,7 +100,7 @@ func (p *SpaceSharing) Allocate(s *models.Snapshot) (models.Allocation, error) {
 		j := &s.Jobs[i].Job
 		return keyer(nil).str(j.Type).num(float64(j.Gang)).num(models.MemoryNeed(s.JobTypes, j)).num(factor[i]).nums(in.tput[i])
 	})
-	m := newModel(in, classes, lp.Maximize)
+	m := newModel(in, classes, lp.Maximize, false)
 	t, rows := m.maxMin(coef)
 	var pairs []pairVar
 	for a := range classes {
@@ -123,7 +115,7 @@ func (p *SpaceSharing) Allocate(s *models.Snapshot) (models.Allocation, error) {
 					continue
 				}
 				ka, kb := classes[a].size(), classes[b].size()
-				v := m.share("z["+strconv.Itoa(a)+","+strconv.Itoa(b)+","+in.types[g]+"]", 0)
+				v := m.share("z["+strconv.Itoa(a)+","+strconv.Itoa(b)+","+in.types[g]+"]", 0, 1)
 				if a == b {
 					m.add(m.timeRow[a], v, 2/ka)
 					m.add(rows[a], v, 2*factor[ja]*ua/ka)
@@ -138,7 +130,7 @@ func (p *SpaceSharing) Allocate(s *models.Snapshot) (models.Allocation, error) {
 			}
 		}
 	}
-	res, err := p.opt.solver(p.name, p.backend).solve(&m.p, "space-sharing max-min")
+	res, err := p.solver().solve(&m.p, "space-sharing max-min")
 	if err != nil {
 		return models.Allocation{}, err
 	}

@@ -20,26 +20,26 @@ func TestSpaceSharing(t *testing.T) {
 		single  map[models.JobID]map[string]float64
 		shared  []models.SharedFraction
 	}{{
-		// One V100, two flat jobs that run at 0.6 each together. n = 2,
-		// Σ N = 1: P = 1/2, c = d·T/P = 2; a unit of pair time gives each
-		// 2·0.6 = 1.2. Alone: x_1 = x_2 = 1/2, t = 1. Together: the GPU's
-		// time is all pair time (1.2 per GPU-time against 1 alone), z = 1,
-		// t = 1.2 — its bound: 2·(x_1 + x_2) + 2.4·z with x_1 + x_2 + z ≤ 1
-		// is at most 2.4 = 2t.
+		// One V100, two flat jobs that run at 0.6 each together. Σ N = 1:
+		// P = T = 1, c = d·T/P = 1; a unit of pair time gives each 0.6.
+		// Alone: x_1 = x_2 = 1/2, t = 1/2. Together: the GPU's time is all
+		// pair time (1.2 per GPU-time against 1 alone), z = 1, t = 0.6 —
+		// its bound: (x_1 + x_2) + 1.2·z with x_1 + x_2 + z ≤ 1 is at most
+		// 1.2 = 2t.
 		name:    "pair pays",
 		servers: v100,
 		jobs:    []models.JobState{job(1, 0, "flat", 1, 100), job(2, 0, "flat", 1, 100)},
-		t:       1.2,
+		t:       0.6,
 		shared:  []models.SharedFraction{{Jobs: [2]models.JobID{1, 2}, Type: "V100", X: 1}},
 	}, {
-		// Three flat jobs on one V100: P = 1/3, c = 3; pair time gives
-		// each 3·0.6 = 1.8 per unit. Σ of the three values ≤ 3·Σx + 3.6·Σz
-		// with Σx + Σz ≤ 1, at most 3.6 = 3t: t = 1.2, every pair 1/3
-		// (each job 2/3 of its time paired, 1.8·2/3 = 1.2).
+		// Three flat jobs on one V100: P = 1, c = 1; pair time gives each
+		// 0.6 per unit. Σ of the three values ≤ Σx + 1.2·Σz with
+		// Σx + Σz ≤ 1, at most 1.2 = 3t: t = 0.4, every pair 1/3 (each job
+		// 2/3 of its time paired, 0.6·2/3 = 0.4).
 		name:    "three alike",
 		servers: v100,
 		jobs:    []models.JobState{job(1, 0, "flat", 1, 100), job(2, 0, "flat", 1, 100), job(3, 0, "flat", 1, 100)},
-		t:       1.2,
+		t:       0.4,
 		shared: []models.SharedFraction{
 			{Jobs: [2]models.JobID{1, 2}, Type: "V100", X: 1.0 / 3},
 			{Jobs: [2]models.JobID{1, 3}, Type: "V100", X: 1.0 / 3},
@@ -47,16 +47,16 @@ func TestSpaceSharing(t *testing.T) {
 		},
 	}, {
 		// One V100, A fast (4) and B flat (1); together A runs at 3, B at
-		// 0.5 (0.75 + 0.5 > 1). n = 2, Σ N = 1: P_A = 2, P_B = 1/2, c = 2
-		// for both alone, and per unit of pair time A gains 2·0.75 = 1.5,
-		// B 2·0.5 = 1. With a, b alone and z together, a + b + z ≤ 1:
-		// 2a + 1.5z = 2b + z → b = a + z/4; a = (1 − 1.25z)/2 ≥ 0, and
-		// t = 1 + z/4 grows with z up to z = 0.8 (a = 0, b = 0.2):
-		// t = 1.2. (Past 0.8, b = 1 − z: 1.5z = 2 − z at z = 0.8 again.)
+		// 0.5 (0.75 + 0.5 > 1). Σ N = 1: P_A = 4, P_B = 1, c = 1 for both
+		// alone, and per unit of pair time A gains 0.75, B 0.5. With a, b
+		// alone and z together, a + b + z ≤ 1: a + 0.75z = b + 0.5z →
+		// b = a + z/4; a = (1 − 1.25z)/2 ≥ 0, and t = 1/2 + z/8 grows with
+		// z up to z = 0.8 (a = 0, b = 0.2): t = 0.6. (Past 0.8, b = 1 − z:
+		// 0.75z = 1 − 0.5z at z = 0.8 again.)
 		name:    "unequal pair",
 		servers: v100,
 		jobs:    []models.JobState{job(1, 0, "fast", 1, 100), job(2, 0, "flat", 1, 100)},
-		t:       1.2,
+		t:       0.6,
 		single:  map[models.JobID]map[string]float64{2: {"V100": 0.2}},
 		shared:  []models.SharedFraction{{Jobs: [2]models.JobID{1, 2}, Type: "V100", X: 0.8}},
 	}, {
@@ -70,21 +70,21 @@ func TestSpaceSharing(t *testing.T) {
 		t:       1,
 	}, {
 		// A dominated pair (mid 0.8/2 + flat 0.1/1 = 0.5 ≤ 1) never
-		// enters: plain max-min, P_mid = 1, P_flat = 1/2, c = 2 both,
-		// x = 1/2 each, t = 1.
+		// enters: plain max-min, P_mid = 2, P_flat = 1, c = 1 both,
+		// x = 1/2 each, t = 1/2.
 		name:    "dominated pair",
 		servers: v100,
 		jobs:    []models.JobState{job(1, 0, "mid", 1, 100), job(2, 0, "flat", 1, 100)},
-		t:       1,
+		t:       0.5,
 		single:  map[models.JobID]map[string]float64{1: {"V100": 0.5}, 2: {"V100": 0.5}},
 	}, {
 		// Two flat jobs that need 20 GB each do not fit one 32 GB V100
-		// together: no pairs, x = 1/2 each, t = 1.
+		// together: no pairs, x = 1/2 each, t = 1/2.
 		name:    "memory",
 		servers: v100,
 		types:   map[string]models.JobType{"flat": {Name: "flat", MemoryGB: 20}},
 		jobs:    []models.JobState{job(1, 0, "flat", 1, 100), job(2, 0, "flat", 1, 100)},
-		t:       1,
+		t:       0.5,
 		single:  map[models.JobID]map[string]float64{1: {"V100": 0.5}, 2: {"V100": 0.5}},
 	}} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -122,10 +122,12 @@ func TestSpaceSharing(t *testing.T) {
 	}
 }
 
-// Without pair figures gavel-las-ss is gavel-las.
+// Without pair figures gavel-las-ss is gavel-las (as vertex solutions of the
+// same LP).
 func TestSpaceSharingWithoutPairs(t *testing.T) {
 	s := snap(t, 0, nil, oneV100OneK80, job(1, 0, "fast", 1, 100), job(2, 0, "recsys", 1, 100), job(3, 0, "k80", 1, 100))
-	las, ss := build(t, "gavel-las", nil), build(t, "gavel-las-ss", nil)
+	vertex := map[string]any{"solution": "vertex"}
+	las, ss := build(t, "gavel-las", vertex), build(t, "gavel-las-ss", vertex)
 	a, b := allocate(t, las, s), allocate(t, ss, s)
 	if !near(las.Objective(), ss.Objective(), 1e-9) || len(b.Shared) != 0 || !reflect.DeepEqual(a.Fractions, b.Fractions) {
 		t.Fatalf("las %v %v, las-ss %v %v %v", las.Objective(), a.Fractions, ss.Objective(), b.Fractions, b.Shared)

@@ -76,7 +76,7 @@ func (p *Policy) Name() string { return Name }
 func (p *Policy) Triggers() models.Trigger { return models.AtRound }
 
 // Report returns the run's nash.Stats.
-func (p *Policy) Report() any { return p.stats }
+func (p *Policy) Report() any { st := p.stats; return &st }
 
 // Discounts are the last decision's f_j by job.
 func (p *Policy) Discounts() map[models.JobID]float64 { return p.last }

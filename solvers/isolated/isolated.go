@@ -4,14 +4,18 @@
 // fractions; how closely they are realised is up to the simulator's round
 // mechanism.)
 //
-// It is the reference point of the sharing-incentive property (DESIGN.md,
-// "Properties": every user does at least as well as with its weighted 1/n of
-// every type; Gavel, Narayanan et al., OSDI 2020, shows its max-min policy
-// gives sharing incentive against this split) and the setting of the isolated
+// It is the reference point of the sharing-incentive property (every user
+// does at least as well as with its weighted 1/n of every type; Gavel,
+// Narayanan et al., OSDI 2020, shows its max-min policy gives sharing
+// incentive against this split) and the setting of the isolated
 // time T_independent of Themis' finish-time fairness (Mahajan et al., NSDI
 // 2020: completion time on a 1/N share of the cluster), here weighted by the
 // users' tickets. It is not work-conserving by design: the GPUs of an idle
 // user's slice stay idle, even while other users' jobs wait.
+//
+// This is not Gavel's "isolated" baseline, which splits every type equally
+// among the active jobs: that is gavel-isolated (gavel.go).
+// docs/algorithms/isolated.md describes both.
 package isolated
 
 import (
@@ -27,7 +31,7 @@ import (
 const Name = "isolated"
 
 // Summary is the one-line description the registry shows.
-const Summary = "static weighted partition of every GPU type per user (not work-conserving)"
+const Summary = "static weighted partition of every GPU type per user, idle users included (not work-conserving; Gavel's isolated is gavel-isolated)"
 
 // Isolated is the policy. It keeps no state between decisions.
 type Isolated struct{}

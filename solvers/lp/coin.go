@@ -5,8 +5,18 @@ package lp
 /*
 #cgo pkg-config: clp cbc
 #include <stdlib.h>
+#include <signal.h>
 #include "Clp_C_Interface.h"
 #include "Cbc_C_Interface.h"
+
+// CBC runs CLP's default method inside, which installs CLP's own SIGINT
+// handler for the time of each LP and puts back the previous one with
+// signal(), losing the flags Go's handler needs. The Go side saves the full
+// disposition before Cbc_solve and restores it after (CBC solves are
+// serialised, so one saved copy suffices).
+static struct sigaction fairbench_sigint;
+static void fairbench_save_sigint(void) { sigaction(SIGINT, NULL, &fairbench_sigint); }
+static void fairbench_restore_sigint(void) { sigaction(SIGINT, &fairbench_sigint, NULL); }
 */
 import "C"
 
@@ -41,6 +51,10 @@ func coinBackend() string {
 }
 
 // Solve solves p with CLP when it has no integer variable, else with CBC.
+// Coefficients beyond the C library's range are scaled into it, or refused
+// (fitCoinRange). An LP that CLP cannot settle however it is run (clpSolve)
+// is handed to the pure-Go backend, so that a solver hiccup costs time, not
+// the run.
 func (Coin) Solve(p *Problem, o Options) (Result, error) {
 	if err := p.Validate(); err != nil {
 		return outcome(coinName, p, Error, nil, nil, err)
@@ -48,7 +62,11 @@ func (Coin) Solve(p *Problem, o Options) (Result, error) {
 	if len(p.Vars) == 0 {
 		return trivial(coinName, p)
 	}
-	a, ok := newCoinArrays(p)
+	q, sc, err := fitCoinRange(p)
+	if err != nil {
+		return outcome(coinName, p, Error, nil, nil, err)
+	}
+	a, ok := newCoinArrays(q)
 	if !ok {
 		return outcome(coinName, p, Infeasible, nil, nil, nil)
 	}
@@ -57,15 +75,27 @@ func (Coin) Solve(p *Problem, o Options) (Result, error) {
 		deadline = time.Now().Add(o.TimeLimit)
 	}
 	var res Result
-	var err error
 	if p.HasInteger() {
-		res, err = solveCBC(p, a, deadline, o.NodeLimit)
+		res, err = solveCBC(q, a, deadline, o.NodeLimit)
 	} else {
-		res, err = solveCLP(p, a, deadline)
+		res, err = solveCLP(q, a, deadline)
 	}
 	if a.rays && res.Status == Optimal {
 		// Feasible with its empty ray columns pinned, so unbounded.
 		return outcome(coinName, p, Unbounded, nil, nil, nil)
+	}
+	if res.Status == Error && !p.HasInteger() {
+		left := o
+		if !deadline.IsZero() {
+			if left.TimeLimit = time.Until(deadline); left.TimeLimit <= 0 {
+				return outcome(coinName, p, LimitReached, nil, nil, nil)
+			}
+		}
+		return Pure{}.Solve(p, left)
+	}
+	if q != p && res.X != nil {
+		res.Objective = p.objectiveOf(res.X)
+		sc.unscale(res.Duals)
 	}
 	return res, err
 }
@@ -177,8 +207,11 @@ func copyOut(ptr *C.double, n int) []float64 {
 	return out
 }
 
-// Clp_status values (ClpModel::status), and ClpSolve's presolveOff.
+// Clp_status values (ClpModel::status), ClpSolve's presolveOff, and its
+// special option 2 ("interrupt handling": 1 = none, for thread safety).
 const (
+	clpInterruptOption  = 2
+	clpNoInterrupt      = 1
 	clpPresolveOff      = 1
 	clpOptimal          = 0
 	clpPrimalInfeasible = 1
@@ -222,15 +255,24 @@ func (r clpRun) failure() error {
 // unbounded problems optimal, once with a clean status after presolve and
 // once with secondary status 3 ("unscaled problem has dual
 // infeasibilities"), and calling unbounded problems with free columns in
-// equality rows infeasible. So presolve is off, every optimum is checked
-// against the KKT conditions (optimalityViolation), and every verdict other
-// than a checked optimum or a limit is put to the primal simplex started
-// from scratch, whose verdict is taken when it reaches one.
+// equality rows infeasible; and (TestCLPSecondaryStatus) ending a Gavel LP
+// "optimal with secondary status 2" (the scaled problem optimal, the
+// unscaled one primal infeasible). So presolve is off, every optimum is
+// checked against the KKT conditions (optimalityViolation), and a run
+// without a trusted verdict is retried: the primal simplex from scratch,
+// then both methods without scaling (clpAttempts). An infeasible or
+// unbounded verdict of a retry is taken; when no attempt settles, the
+// caller falls back to the pure-Go backend (Coin.Solve).
 func clpSolve(p *Problem, a *coinArrays, deadline time.Time) clpRun {
-	r := runCLP(p, a, deadline, false)
-	if !r.settled() {
-		if r2 := runCLP(p, a, deadline, true); r2.settled() || r2.status == clpPrimalInfeasible || r2.status == clpDualInfeasible {
+	r := runCLP(p, a, deadline, clpAttempts[0])
+	for _, at := range clpAttempts[1:] {
+		if r.settled() {
+			break
+		}
+		r2 := runCLP(p, a, deadline, at)
+		if r2.settled() || r2.status == clpPrimalInfeasible || r2.status == clpDualInfeasible {
 			r = r2
+			break
 		}
 	}
 	if r.status == clpOptimal && r.err != nil {
@@ -238,6 +280,15 @@ func clpSolve(p *Problem, a *coinArrays, deadline time.Time) clpRun {
 	}
 	return r
 }
+
+// clpAttempt is one way of running CLP.
+type clpAttempt struct {
+	primal  bool // the primal simplex from scratch, else CLP's default method (without presolve)
+	noScale bool // switch CLP's scaling off
+}
+
+// clpAttempts are the ways clpSolve tries, in order.
+var clpAttempts = []clpAttempt{{}, {primal: true}, {noScale: true}, {primal: true, noScale: true}}
 
 // clpRun is what one CLP solve leaves behind.
 type clpRun struct {
@@ -258,10 +309,13 @@ func (r clpRun) settled() bool {
 	return false
 }
 
-// runCLP loads a into a fresh CLP model, solves it with CLP's default
-// method (or the primal simplex without presolve), copies the answer out and
-// frees the model.
-func runCLP(p *Problem, a *coinArrays, deadline time.Time, primal bool) clpRun {
+// runCLP loads a into a fresh CLP model, solves it as at says (CLP's default
+// method without presolve, or the primal simplex; with or without scaling),
+// copies the answer out and frees the model. CLP's default method is told
+// not to install its own SIGINT handler (ClpSolve special option 2): it
+// would take Ctrl-C away from Go, and, installed and restored by parallel
+// solves, replace Go's handler for good.
+func runCLP(p *Problem, a *coinArrays, deadline time.Time, at clpAttempt) clpRun {
 	m := C.Clp_newModel()
 	defer C.Clp_deleteModel(m)
 	C.Clp_setLogLevel(m, 0)
@@ -274,12 +328,16 @@ func runCLP(p *Problem, a *coinArrays, deadline time.Time, primal bool) clpRun {
 		}
 		C.Clp_setMaximumSeconds(m, C.double(left.Seconds()))
 	}
-	if primal {
+	if at.noScale {
+		C.Clp_scaling(m, 0)
+	}
+	if at.primal {
 		C.Clp_primal(m, 0)
 	} else {
 		opts := C.ClpSolve_new()
 		defer C.ClpSolve_delete(opts)
 		C.ClpSolve_setPresolveType(opts, clpPresolveOff, -1)
+		C.ClpSolve_setSpecialOption(opts, clpInterruptOption, clpNoInterrupt, -1)
 		C.Clp_initialSolveWithOptions(m, opts)
 	}
 	r := clpRun{status: int(C.Clp_status(m)), secondary: int(C.Clp_secondaryStatus(m))}
@@ -350,7 +408,9 @@ func solveCBC(p *Problem, a *coinArrays, deadline time.Time, nodeLimit int) (Res
 		cbcParam(m, "maxNodes", strconv.Itoa(nodeLimit))
 	}
 	cbcMu.Lock()
+	C.fairbench_save_sigint()
 	C.Cbc_solve(m)
+	C.fairbench_restore_sigint()
 	cbcMu.Unlock()
 	n := len(p.Vars)
 	switch {

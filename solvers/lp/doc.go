@@ -44,23 +44,40 @@
 //     caught CLP 1.17.6 and CBC 2.10.8 returning wrong answers (and CBC
 //     aborting the process) on small problems, so the backend runs them
 //     defensively: CLP without presolve, every CLP optimum checked against
-//     the KKT conditions, infeasible/unbounded verdicts confirmed by the
-//     primal simplex, empty rows and empty improving columns handled in Go,
-//     a MIP's relaxation settled by CLP before CBC runs, and CBC's
-//     preprocessing, probing and TwoMIR cuts and node "crunch" switched off
-//     (see cbcSafeParams and TestRegressions). CBC's driver (CbcMain1) keeps
+//     the KKT conditions, a run without a trusted verdict retried with the
+//     primal simplex and then both methods without scaling (a Gavel LP
+//     ended "optimal with secondary status 2": TestCLPSecondaryStatus), an
+//     LP still unsettled handed to Pure, infeasible/unbounded verdicts
+//     confirmed by the primal simplex, empty rows and empty improving
+//     columns handled in Go, a MIP's relaxation settled by CLP before CBC
+//     runs, and CBC's preprocessing, probing and TwoMIR cuts and node
+//     "crunch" switched off (see cbcSafeParams and TestRegressions). No
+//     number outside the library's range reaches it (CLP aborts the
+//     process on an objective coefficient of 1e25): objectives and rows are
+//     scaled by powers of two, and finite bounds beyond ±1e20 are refused
+//     with an error naming them. CLP is told not to install its own SIGINT
+//     handler, so Ctrl-C reaches Go; around CBC, whose LPs install it, Go's
+//     handler is saved and restored whole (a Ctrl-C that arrives while
+//     CBC's own LP runs stops that LP and does not reach Go). CBC's driver (CbcMain1) keeps
 //     static state, so CBC solves are serialised by a package mutex; CLP
 //     solves run in parallel.
 //   - Pure (always compiled; the default when built with CGO_ENABLED=0 or
-//     the build tag nocoin): gonum's dense simplex (optimize/convex/lp) on a
-//     standard form built here, plus a depth-first branch and bound for
-//     integer variables. It returns no duals (Result.Duals is nil: gonum's
-//     Simplex does not expose its final basis), cannot interrupt one LP
-//     solve (the time limit is checked between branch-and-bound nodes), and
-//     is meant for small and medium problems: each simplex iteration costs
-//     a dense factorisation, cubic in the number of rows plus the finite
-//     variable upper bounds that no row implies (a Gavel LP with 100 jobs ×
-//     3 GPU types takes about 0.1 s, CLP under 1 ms).
+//     the build tag nocoin): gonum's dense simplex on a standard form built
+//     here, plus a depth-first branch and bound for integer variables. The
+//     simplex is gonum's own code with an iteration limit and a deadline
+//     check per iteration (internal/simplex; gonum's has neither, and a
+//     cycling solve would never return): a time limit stops it inside an
+//     LP, and a solve past 1000 + 50·(variables + rows) iterations fails. It
+//     returns no duals (Result.Duals is nil: gonum's Simplex does not expose
+//     its final basis) and is meant for small and medium problems: each
+//     simplex iteration costs a dense factorisation, cubic in the number of
+//     rows plus the finite variable upper bounds that no row implies (a
+//     Gavel LP with 100 jobs × 3 GPU types takes about 0.1 s, CLP under
+//     1 ms).
+//   - Interior (a function, not a Solver: it takes the copies of an
+//     aggregated LP): ECOS's interior-point method, which returns the
+//     central optimum Gavel's own solver returns rather than a vertex; see
+//     Interior.
 //
 // Default returns the preferred backend of this build and Backend names it
 // with library versions, for `fairbench version`.

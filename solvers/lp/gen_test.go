@@ -42,7 +42,26 @@ type genConfig struct {
 // satisfied and improves the objective: the problem is unbounded.
 func randomProblem(r *rand.Rand, c genConfig) (*Problem, []float64) {
 	p := &Problem{Sense: Sense(r.Intn(2))}
-	var x0, d []float64
+	x0, d := randomBoxes(r, c, p)
+	var rayVars []int
+	if c.ray {
+		rayVars, x0, d = addRays(r, c, p, x0, d)
+	}
+	eqRows := randomRows(r, c, p, x0, d, rayVars)
+	if len(eqRows) >= 2 && r.Intn(2) == 0 {
+		a, b := p.Rows[eqRows[0]], p.Rows[eqRows[1]]
+		p.Rows = append(p.Rows, Row{
+			Name:  "dependent",
+			Coefs: append(append([]Term(nil), a.Coefs...), b.Coefs...),
+			Lower: a.Lower + b.Lower, Upper: a.Upper + b.Upper,
+		})
+	}
+	return p, x0
+}
+
+// randomBoxes adds c.nv boxed variables to p and returns a point x0 in the
+// boxes and a zero direction.
+func randomBoxes(r *rand.Rand, c genConfig, p *Problem) (x0, d []float64) {
 	for j := range c.nv {
 		v := Var{Name: fmt.Sprintf("x%d", j), Obj: float64(r.Intn(11) - 5), Integer: r.Float64() < c.intFrac}
 		v.Lower = float64(r.Intn(11) - 5)
@@ -61,41 +80,50 @@ func randomProblem(r *rand.Rand, c genConfig) (*Problem, []float64) {
 		x0 = append(x0, x)
 		d = append(d, 0)
 	}
-	var rayVars []int
-	if c.ray {
-		for range 1 + r.Intn(2) {
-			v := Var{Name: fmt.Sprintf("ray%d", len(rayVars)), Obj: float64(r.Intn(11) - 5), Integer: r.Float64() < c.intFrac}
-			b := float64(r.Intn(7) - 3)
-			dir := float64(1 - 2*r.Intn(2))
-			x := b
-			if dir > 0 {
-				v.Lower, v.Upper = b, math.Inf(1)
-				if r.Intn(3) == 0 {
-					v.Lower = math.Inf(-1)
-				}
-			} else {
-				v.Lower, v.Upper = math.Inf(-1), b
-				if r.Intn(3) == 0 {
-					v.Upper = math.Inf(1)
-				}
-			}
-			rayVars = append(rayVars, len(p.Vars))
-			p.Vars = append(p.Vars, v)
-			x0 = append(x0, x)
-			d = append(d, dir)
-		}
-		// Make the ray improving: sign·(c·d) = −1 if it is not < 0.
-		sign := p.Sense.sign()
-		t := 0.0
-		for j, v := range p.Vars {
-			t += v.Obj * d[j]
-		}
-		if sign*t >= 0 {
-			k := rayVars[0]
-			p.Vars[k].Obj -= (sign*t + 1) / (sign * d[k])
-		}
-	}
+	return x0, d
+}
 
+// addRays adds 1–2 variables with one infinite bound and sets d (±1 on
+// them) to an improving direction.
+func addRays(r *rand.Rand, c genConfig, p *Problem, x0, d []float64) ([]int, []float64, []float64) {
+	var rayVars []int
+	for range 1 + r.Intn(2) {
+		v := Var{Name: fmt.Sprintf("ray%d", len(rayVars)), Obj: float64(r.Intn(11) - 5), Integer: r.Float64() < c.intFrac}
+		b := float64(r.Intn(7) - 3)
+		dir := float64(1 - 2*r.Intn(2))
+		if dir > 0 {
+			v.Lower, v.Upper = b, math.Inf(1)
+			if r.Intn(3) == 0 {
+				v.Lower = math.Inf(-1)
+			}
+		} else {
+			v.Lower, v.Upper = math.Inf(-1), b
+			if r.Intn(3) == 0 {
+				v.Upper = math.Inf(1)
+			}
+		}
+		rayVars = append(rayVars, len(p.Vars))
+		p.Vars = append(p.Vars, v)
+		x0 = append(x0, b)
+		d = append(d, dir)
+	}
+	// Make the ray improving: sign·(c·d) = −1 if it is not < 0.
+	sign := p.Sense.sign()
+	t := 0.0
+	for j, v := range p.Vars {
+		t += v.Obj * d[j]
+	}
+	if sign*t >= 0 {
+		k := rayVars[0]
+		p.Vars[k].Obj -= (sign*t + 1) / (sign * d[k])
+	}
+	return rayVars, x0, d
+}
+
+// randomRows adds c.nr rows of every kind (≤, ≥, =, range, free) with
+// bounds set around a·x0 (kept satisfied along d when there are rays) and
+// returns the equality rows.
+func randomRows(r *rand.Rand, c genConfig, p *Problem, x0, d []float64, rayVars []int) []int {
 	var eqRows []int
 	for i := range c.nr {
 		row := Row{Name: fmt.Sprintf("r%d", i)}
@@ -110,28 +138,7 @@ func randomProblem(r *rand.Rand, c genConfig) (*Problem, []float64) {
 		}
 		kind := r.Intn(5)
 		if c.ray {
-			s := dot(coef, d)
-			switch kind {
-			case 0: // ≤: need a·d ≤ 0
-				if s > 0 {
-					for _, k := range rayVars {
-						coef[k] = -coef[k]
-					}
-				}
-			case 1: // ≥: need a·d ≥ 0
-				if s < 0 {
-					for _, k := range rayVars {
-						coef[k] = -coef[k]
-					}
-				}
-			case 2, 3: // = and range: need a·d = 0
-				last := rayVars[len(rayVars)-1]
-				if len(rayVars) == 1 {
-					coef[last] = 0
-				} else {
-					coef[last] -= s / d[last]
-				}
-			}
+			alongRay(kind, coef, d, rayVars)
 		}
 		act := dot(coef, x0)
 		slack := func() float64 {
@@ -156,15 +163,34 @@ func randomProblem(r *rand.Rand, c genConfig) (*Problem, []float64) {
 		row.Coefs = dense(coef)
 		p.Rows = append(p.Rows, row)
 	}
-	if len(eqRows) >= 2 && r.Intn(2) == 0 {
-		a, b := p.Rows[eqRows[0]], p.Rows[eqRows[1]]
-		p.Rows = append(p.Rows, Row{
-			Name:  "dependent",
-			Coefs: append(append([]Term(nil), a.Coefs...), b.Coefs...),
-			Lower: a.Lower + b.Lower, Upper: a.Upper + b.Upper,
-		})
+	return eqRows
+}
+
+// alongRay changes the ray variables' coefficients of a row of the given
+// kind so that moving along d keeps it satisfied.
+func alongRay(kind int, coef, d []float64, rayVars []int) {
+	s := dot(coef, d)
+	switch kind {
+	case 0: // ≤: need a·d ≤ 0
+		if s > 0 {
+			for _, k := range rayVars {
+				coef[k] = -coef[k]
+			}
+		}
+	case 1: // ≥: need a·d ≥ 0
+		if s < 0 {
+			for _, k := range rayVars {
+				coef[k] = -coef[k]
+			}
+		}
+	case 2, 3: // = and range: need a·d = 0
+		last := rayVars[len(rayVars)-1]
+		if len(rayVars) == 1 {
+			coef[last] = 0
+		} else {
+			coef[last] -= s / d[last]
+		}
 	}
-	return p, x0
 }
 
 // makeInfeasible adds rows to a feasible problem so that it has no

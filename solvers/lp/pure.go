@@ -5,6 +5,8 @@ import (
 	"math"
 	"runtime/debug"
 	"time"
+
+	"fairbench/solvers/lp/internal/simplex"
 )
 
 // Pure is the pure-Go backend: gonum's simplex for LPs and a depth-first
@@ -52,7 +54,7 @@ func (Pure) Solve(p *Problem, o Options) (Result, error) {
 		lo[j], hi[j] = v.Lower, v.Upper
 	}
 	if !p.HasInteger() {
-		r := solveRelaxation(rows, p, c, lo, hi)
+		r := solveRelaxation(rows, p, c, lo, hi, simplexLimit(p, deadlineOf(o)))
 		if r.status == Optimal {
 			if err := checkFeasible(p, rows, r.x); err != nil {
 				return outcome(pureName, p, Error, nil, nil, err)
@@ -61,6 +63,30 @@ func (Pure) Solve(p *Problem, o Options) (Result, error) {
 		return outcome(pureName, p, r.status, r.x, nil, r.err)
 	}
 	return branchAndBound(p, rows, c, lo, hi, o)
+}
+
+// deadlineOf is when o's time limit runs out; zero for none.
+func deadlineOf(o Options) time.Time {
+	if o.TimeLimit > 0 {
+		return time.Now().Add(o.TimeLimit)
+	}
+	return time.Time{}
+}
+
+// simplexIterations bounds one simplex solve of p: gonum's Dantzig rule
+// needs a small multiple of the rows and columns on the policies' LPs, so
+// this many iterations mean cycling (gonum's Simplex has no limit of its
+// own; see internal/simplex).
+func simplexIterations(p *Problem) int { return 1000 + 50*(len(p.Vars)+len(p.Rows)) }
+
+// simplexLimit is the limit of one simplex solve of p: simplexIterations,
+// and the deadline when there is one.
+func simplexLimit(p *Problem, deadline time.Time) *simplex.Limit {
+	lim := &simplex.Limit{Iterations: simplexIterations(p)}
+	if !deadline.IsZero() {
+		lim.Stop = func() bool { return !time.Now().Before(deadline) }
+	}
+	return lim
 }
 
 // node is one subproblem of the branch and bound: the variable bounds.
@@ -74,10 +100,7 @@ type node struct {
 // x_j ≤ ⌊v⌋ and x_j ≥ ⌈v⌉, exploring the nearer rounding first. An
 // unbounded root relaxation makes the MIP Unbounded (as CBC reports it).
 func branchAndBound(p *Problem, rows [][]Term, c, lo, hi []float64, o Options) (Result, error) {
-	var deadline time.Time
-	if o.TimeLimit > 0 {
-		deadline = time.Now().Add(o.TimeLimit)
-	}
+	deadline := deadlineOf(o)
 	for j, v := range p.Vars {
 		if v.Integer {
 			lo[j] = math.Ceil(lo[j] - IntegralityTolerance)
@@ -95,7 +118,7 @@ func branchAndBound(p *Problem, rows [][]Term, c, lo, hi []float64, o Options) (
 		nd := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
 		nodes++
-		r := solveRelaxation(rows, p, c, nd.lo, nd.hi)
+		r := solveRelaxation(rows, p, c, nd.lo, nd.hi, simplexLimit(p, deadline))
 		switch r.status {
 		case Infeasible:
 			continue
@@ -105,6 +128,8 @@ func branchAndBound(p *Problem, rows [][]Term, c, lo, hi []float64, o Options) (
 			return outcome(pureName, p, Unbounded, nil, nil, nil)
 		case Error:
 			return outcome(pureName, p, Error, nil, nil, fmt.Errorf("branch and bound node %d: %w", nodes, r.err))
+		case LimitReached:
+			return outcome(pureName, p, LimitReached, best, nil, nil)
 		}
 		if best != nil && r.obj >= bestObj-1e-9*math.Max(1, math.Abs(bestObj)) {
 			continue

@@ -31,7 +31,7 @@ func (b *base) Name() string { return b.name }
 func (b *base) Triggers() models.Trigger { return models.AtRound }
 
 // Report returns the run's Stats.
-func (b *base) Report() any { return b.stats }
+func (b *base) Report() any { st := b.stats; return &st }
 
 // market builds s's user market and the decision's solver.
 func (b *base) market(s *models.Snapshot) (*Built, Solver, error) {

@@ -10,8 +10,10 @@ import (
 )
 
 // TestDefault builds every registered policy: each has a summary and calls
-// itself by its registered name. The foundation's baselines must be there.
+// itself by its registered name. The baselines (fifo, isolated, sjf, srtf,
+// tiresias) must be there.
 func TestDefault(t *testing.T) {
+	t.Parallel()
 	r := registry.Default()
 	for _, n := range []string{"fifo", "isolated", "sjf", "srtf", "tiresias"} {
 		if _, ok := r.Lookup(n); !ok {
@@ -47,8 +49,10 @@ func TestDefault(t *testing.T) {
 	}
 }
 
-// The Gavel family (issue 3) is registered under its names.
+// The Gavel family (Narayanan et al., OSDI 2020) is registered under its
+// names.
 func TestGavelRegistered(t *testing.T) {
+	t.Parallel()
 	r := registry.Default()
 	for _, n := range []string{"gavel-las", "gavel-las-agnostic", "gavel-ftf", "gavel-makespan",
 		"gavel-max-throughput", "gavel-hierarchical", "gavel-las-ss"} {

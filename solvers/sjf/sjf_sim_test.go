@@ -36,6 +36,7 @@ func build(t *testing.T, f solvers.Factory) solvers.Policy {
 //	t=90   J1 (90) resumes, ends at 180.
 //	JCTs: J1 180, J2 80, J3 30; mean 290/3; 2 preemptions.
 func TestSimShortestFirst(t *testing.T) {
+	t.Parallel()
 	servers := []models.Server{{Type: "V100", GPUs: 1}}
 	jobs := []models.Job{policytest.Job(1, 0, "unit", 1, 100).Job, policytest.Job(2, 10, "unit", 1, 50).Job, policytest.Job(3, 20, "unit", 1, 30).Job}
 	tests := []struct {
@@ -80,6 +81,7 @@ func TestSimShortestFirst(t *testing.T) {
 //
 // Round starts at 360 change nothing (same order, both keep their types).
 func TestSimSRTFHeterogeneous(t *testing.T) {
+	t.Parallel()
 	servers := []models.Server{{Type: "V100", GPUs: 1}, {Type: "K80", GPUs: 1}}
 	got, r := policytest.Simulate(t, build(t, sjf.NewSRTF), servers, nil,
 		policytest.Job(1, 0, "resnet", 1, 600).Job, policytest.Job(2, 0, "resnet", 1, 1200).Job, policytest.Job(3, 50, "resnet", 1, 300).Job)
@@ -98,6 +100,7 @@ func TestSimSRTFHeterogeneous(t *testing.T) {
 // until 360, when J3 (30 s) runs to 390, then J2 must wait for the round at
 // 720 and ends at 770. JCTs: J1 100, J2 760, J3 370.
 func TestSimRoundsOnly(t *testing.T) {
+	t.Parallel()
 	p, err := sjf.New(solvers.Config{Options: map[string]any{"rounds_only": true}})
 	if err != nil {
 		t.Fatal(err)

@@ -28,6 +28,7 @@ func allocate(t *testing.T, newPolicy solvers.Factory, s *models.Snapshot) []str
 }
 
 func TestSJF(t *testing.T) {
+	t.Parallel()
 	four := []models.Server{{Type: "V100", GPUs: 4}}
 	hetero := []models.Server{{Type: "V100", GPUs: 1}, {Type: "K80", GPUs: 1}}
 	tests := []struct {
@@ -93,6 +94,7 @@ func TestSJF(t *testing.T) {
 }
 
 func TestSRTF(t *testing.T) {
+	t.Parallel()
 	one := []models.Server{{Type: "V100", GPUs: 1}}
 	hetero := []models.Server{{Type: "V100", GPUs: 1}, {Type: "K80", GPUs: 1}}
 	tests := []struct {
@@ -150,6 +152,7 @@ func TestSRTF(t *testing.T) {
 }
 
 func TestEstimates(t *testing.T) {
+	t.Parallel()
 	s := policytest.Snap(t, 0, nil, []models.Server{{Type: "P100", GPUs: 1}, {Type: "V100", GPUs: 1}},
 		policytest.Ran(policytest.Job(1, 0, "resnet", 1, 900), 0, 100, 300), policytest.Job(2, 0, "k80", 1, 10))
 	// resnet's best is V100 at 3 steps/s: 900 / 3 = 300 s in all, 600 / 3 = 200 s left.
@@ -166,6 +169,7 @@ func TestEstimates(t *testing.T) {
 }
 
 func TestOptionsAndTriggers(t *testing.T) {
+	t.Parallel()
 	for _, f := range []solvers.Factory{sjf.New, sjf.NewSRTF} {
 		if _, err := f(solvers.Config{Options: map[string]any{"backfill": true}}); err == nil {
 			t.Error("an unknown option was accepted")
@@ -181,6 +185,7 @@ func TestOptionsAndTriggers(t *testing.T) {
 }
 
 func TestDeterministic(t *testing.T) {
+	t.Parallel()
 	servers := []models.Server{{Type: "V100", GPUs: 2}, {Type: "P100", GPUs: 2}, {Type: "K80", GPUs: 4}}
 	jobs := []models.JobState{
 		policytest.Running(policytest.Job(1, 0, "resnet", 2, 1e4), "K80", 0, 10, 10),

@@ -100,6 +100,7 @@ func randomConfig(t testing.TB, seed uint64) sim.Config {
 // passes the checks above, nothing is ever preempted or migrated, and the
 // same inputs give byte-identical results.
 func TestInvariantsRandom(t *testing.T) {
+	t.Parallel()
 	sharedSome, accumSome := map[string]bool{}, map[string]bool{}
 	var all []struct {
 		name string
@@ -126,7 +127,7 @@ func TestInvariantsRandom(t *testing.T) {
 			if p.shared > 0 {
 				sharedSome[v.name] = true
 			}
-			if r.PolicyReport.(sjfbsbf.Report).Accumulated > 0 {
+			if r.PolicyReport.(*sjfbsbf.Report).Accumulated > 0 {
 				accumSome[v.name] = true
 			}
 			first, _ := json.Marshal(r)
@@ -156,6 +157,7 @@ func TestInvariantsRandom(t *testing.T) {
 // catalogue, Gavel's measured pairs) with fewer jobs through every variant
 // with the checks on.
 func TestExampleScenario(t *testing.T) {
+	t.Parallel()
 	g, err := scenarios.Load("../../scenarios/examples/sjfbsbf.yaml")
 	if err != nil {
 		t.Fatal(err)

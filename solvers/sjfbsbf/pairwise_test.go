@@ -11,6 +11,7 @@ func near(a, b float64) bool { return math.Abs(a-b) <= 1e-9*math.Max(1, math.Abs
 // TestPairwiseHandComputed checks TCon, TSeq and Share on cases worked out by
 // hand, both branches of t_con, sharing and waiting.
 func TestPairwiseHandComputed(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name             string
 		ea, eb, xia, xib float64
@@ -78,6 +79,7 @@ func TestPairwiseHandComputed(t *testing.T) {
 // TestThresholdMatchesShare is a differential test: the closed-form
 // threshold agrees with Share on random pairs (away from the boundary).
 func TestThresholdMatchesShare(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(1, 2))
 	irregular := 0
 	for n := 0; n < 200000; n++ {
@@ -115,6 +117,7 @@ func TestThresholdMatchesShare(t *testing.T) {
 // TestTConGrowsWithEb: within a kind of running job the best partner is the
 // shortest that passes (the search relies on it).
 func TestTConGrowsWithEb(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(3, 4))
 	for n := 0; n < 100000; n++ {
 		ea, xia, xib := math.Exp(rng.Float64()*8), 1+3*rng.Float64(), 1+3*rng.Float64()

@@ -63,7 +63,9 @@ var (
 	_ solvers.Reporter  = (*Policy)(nil)
 )
 
-// Report is what a run records of the policy's choices.
+// Report is what a run records of the policy's choices: the simulator
+// stores it as the result's policy_report, and a run record's report
+// decodes into it (the registry's entry names it).
 type Report struct {
 	// Started counts jobs started; Shared those started beside at least one
 	// running job; Accumulated those started with gradient accumulation.
@@ -115,8 +117,8 @@ func (p *Policy) Triggers() models.Trigger {
 	return models.AtArrival | models.AtCompletion
 }
 
-// Report returns the counters (solvers.Reporter).
-func (p *Policy) Report() any { return p.rep }
+// Report returns a copy of the counters, a *Report (solvers.Reporter).
+func (p *Policy) Report() any { r := p.rep; return &r }
 
 // Allocate re-lists every running job on its GPUs with its accumulation
 // setting, then starts waiting jobs in SJF order (see the package comment).

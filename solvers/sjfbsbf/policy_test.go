@@ -15,6 +15,7 @@ import (
 // "job:[gpus]" or "job:[gpus]/k". Throughputs are 1 step/s unless the
 // fixture says otherwise, so E = remaining steps in seconds.
 func TestDecisions(t *testing.T) {
+	t.Parallel()
 	one := []models.Server{{Type: "V100", GPUs: 1}}
 	two := []models.Server{{Type: "V100", GPUs: 2}}
 	tests := []struct {
@@ -224,6 +225,7 @@ func TestDecisions(t *testing.T) {
 // 3 + 6/4 = 4.5 GB with 4 steps. Its throughput: 4 steps/s whole, R32's
 // 7/2 = 3.5 with k = 2, R16's 12/4 = 3 with k = 4 (with R32 at 5: 2.5).
 func TestAccumulationChoice(t *testing.T) {
+	t.Parallel()
 	one := []models.Server{{Type: "V100", GPUs: 1}}
 	bigJob := func(mem float64) models.JobState {
 		j := running(job(1, 0, "big", 1, 1000), 10, 0)
@@ -268,6 +270,7 @@ func TestAccumulationChoice(t *testing.T) {
 // TestForbiddenPair: a measured co-located throughput of 0 forbids the pair
 // for every variant.
 func TestForbiddenPair(t *testing.T) {
+	t.Parallel()
 	for _, v := range variants {
 		s := snap(t, cluster(t, models.Server{Type: "V100", GPUs: 1}),
 			running(job(1, 0, "long", 1, 1000), 0, 0), job(2, 1, "short", 1, 10))
@@ -281,6 +284,7 @@ func TestForbiddenPair(t *testing.T) {
 // TestHeterogeneous: idle GPUs of a slower type beat sharing on a faster
 // one; with no idle GPU the fastest type where the test passes is used.
 func TestHeterogeneous(t *testing.T) {
+	t.Parallel()
 	c := []models.Server{{Type: "V100", GPUs: 1}, {Type: "K80", GPUs: 1}}
 	got := allocate(t, sjfbsbf.New, snap(t, cluster(t, c...), running(job(1, 0, "long", 1, 1000), 0, 0), job(2, 1, "short", 1, 100)))
 	if !reflect.DeepEqual(got, []string{"2:[1]"}) {
@@ -295,6 +299,7 @@ func TestHeterogeneous(t *testing.T) {
 }
 
 func TestOptions(t *testing.T) {
+	t.Parallel()
 	for _, v := range variants {
 		if _, err := v.f(solvers.Config{Options: map[string]any{"default_slowdown": 0.5}}); err == nil || !strings.Contains(err.Error(), v.name) {
 			t.Errorf("%s: default_slowdown 0.5 accepted (%v)", v.name, err)
@@ -335,6 +340,7 @@ func TestOptions(t *testing.T) {
 // (short, E = 30) finds no idle GPU; beside X it fails (ξ = 4: E_b = 10 <
 // 30·(8 − 1 − 1)), beside B it passes (ξ = 1.25): it shares GPU 2.
 func TestRegressionInsertBeforeHead(t *testing.T) {
+	t.Parallel()
 	s := snap(t, cluster(t, models.Server{Type: "V100", GPUs: 2}, models.Server{Type: "V100", GPUs: 2}),
 		running(job(1, 0, "short", 1, 60), 10, 0), running(job(2, 0, "hog", 1, 20), 10, 3),
 		job(3, 1, "plain", 2, 5), job(4, 2, "short", 1, 20), job(5, 3, "short", 1, 30))
@@ -347,6 +353,7 @@ func TestRegressionInsertBeforeHead(t *testing.T) {
 // rounds_only makes the variants decide at round starts only (the
 // prototype's schedule_interval); by default at arrivals and completions.
 func TestRoundsOnly(t *testing.T) {
+	t.Parallel()
 	for _, f := range []solvers.Factory{sjfbsbf.New, sjfbsbf.NewFFS} {
 		p, err := f(solvers.Config{Options: map[string]any{"rounds_only": true}})
 		if err != nil {

@@ -19,6 +19,7 @@ import (
 //	  Mean completion from t = 100: (125 + 925)/2 = 525 = t_con.
 //	sjf: short waits; long ends at 1000, short at 1100 (JCT 1000).
 func TestSimSharedJobsFinishAtTheSlowdownTimes(t *testing.T) {
+	t.Parallel()
 	c := cluster(t, models.Server{Type: "V100", GPUs: 1})
 	jobs := []models.JobState{job(0, 0, "long", 1, 1000), job(1, 100, "short", 1, 100)}
 	for _, v := range variants {
@@ -27,7 +28,7 @@ func TestSimSharedJobsFinishAtTheSlowdownTimes(t *testing.T) {
 		if r.Summary.DefaultSlowdowns != 0 || r.Summary.Preemptions != 0 || r.Summary.Migrations != 0 {
 			t.Errorf("%s: %+v", v.name, r.Summary)
 		}
-		if rep, ok := r.PolicyReport.(sjfbsbf.Report); !ok || rep != (sjfbsbf.Report{Started: 2, Shared: 1}) {
+		if rep, ok := r.PolicyReport.(*sjfbsbf.Report); !ok || *rep != (sjfbsbf.Report{Started: 2, Shared: 1}) {
 			t.Errorf("%s: report %#v", v.name, r.PolicyReport)
 		}
 	}
@@ -43,6 +44,7 @@ func TestSimSharedJobsFinishAtTheSlowdownTimes(t *testing.T) {
 //	sjf-ffs: share at 100. Both at 0.25 steps/s: hog's 100 steps and short's
 //	  100 take 400 s, both end at 500 (JCTs 500 and 400).
 func TestSimBenefitTestAgainstFirstFit(t *testing.T) {
+	t.Parallel()
 	c := cluster(t, models.Server{Type: "V100", GPUs: 1})
 	jobs := []models.JobState{job(0, 0, "hog", 1, 200), job(1, 100, "short", 1, 100)}
 	got, _ := simulate(t, build(t, sjfbsbf.New), c, jobs...)
@@ -64,12 +66,13 @@ func TestSimBenefitTestAgainstFirstFit(t *testing.T) {
 // With big at 13 GB nothing fits (4.5 + 13 > 16): R64 waits until 1000 and
 // runs alone at 4 steps/s: ends at 1100 (JCT 1090).
 func TestSimAccumulation(t *testing.T) {
+	t.Parallel()
 	c := cluster(t, models.Server{Type: "V100", GPUs: 1})
 	big := job(0, 0, "big", 1, 1000)
 	r64 := job(1, 10, "R64", 1, 400)
 	got, r := simulate(t, build(t, sjfbsbf.New), c, big, r64)
 	wantJCT(t, got, map[models.JobID]float64{0: 238.571428571 + 807.142857143, 1: 400 / 1.75})
-	if rep := r.PolicyReport.(sjfbsbf.Report); rep.Accumulated != 1 {
+	if rep := r.PolicyReport.(*sjfbsbf.Report); rep.Accumulated != 1 {
 		t.Errorf("report %+v, want one job started with accumulation", rep)
 	}
 	big.MemoryGB = 13
@@ -93,6 +96,7 @@ func TestSimAccumulation(t *testing.T) {
 //	  1/2 for those 200 s: 2 + 100 steps done at 202, ends at 202 + 898 =
 //	  1100. One placement used the default slowdown.
 func TestSimConsolidatedSharing(t *testing.T) {
+	t.Parallel()
 	c := cluster(t, models.Server{Type: "V100", GPUs: 2}, models.Server{Type: "V100", GPUs: 2})
 	jobs := []models.JobState{job(0, 0, "long", 1, 1000), job(1, 0.1, "long", 1, 1), job(2, 0.2, "long", 1, 1000),
 		job(3, 0.3, "long", 1, 1), job(4, 2, "plain", 2, 100)}
@@ -118,6 +122,7 @@ func TestSimConsolidatedSharing(t *testing.T) {
 // 1100-1110 (JCT 960). The simulator counts the default slowdown once per
 // shared GPU: 2.
 func TestSimSameGangSharing(t *testing.T) {
+	t.Parallel()
 	c := cluster(t, models.Server{Type: "V100", GPUs: 2})
 	jobs := []models.JobState{job(0, 0, "plain", 2, 1000), job(1, 100, "plain", 2, 100), job(2, 150, "plain", 1, 10)}
 	got, r := simulate(t, build(t, sjfbsbf.New), c, jobs...)

@@ -108,7 +108,7 @@ func (p *Policy) Triggers() models.Trigger {
 }
 
 // Report returns the run's Stats.
-func (p *Policy) Report() any { return p.stats }
+func (p *Policy) Report() any { st := p.stats; return &st }
 
 // job is one active job's finish-time view.
 type job struct {

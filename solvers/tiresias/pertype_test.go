@@ -26,6 +26,7 @@ func newPerType(t *testing.T, seed uint64) *tiresias.Tiresias {
 // between V100 and K80 (each 150 ± 40, well over 4 standard deviations of
 // 8.7); the draws depend on the seed, not on the order of decisions.
 func TestPerTypeDraws(t *testing.T) {
+	t.Parallel()
 	servers := []models.Server{{Type: "V100", GPUs: 400}, {Type: "K80", GPUs: 400}}
 	var jobs []models.JobState
 	for i := range 300 {
@@ -107,6 +108,7 @@ func TestPerTypeDraws(t *testing.T) {
 }
 
 func TestPerTypeBadService(t *testing.T) {
+	t.Parallel()
 	if _, err := tiresias.NewPerType(solvers.Config{Options: map[string]any{"service": "space"}}); err == nil {
 		t.Error("service space accepted")
 	}

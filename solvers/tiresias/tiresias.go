@@ -60,8 +60,9 @@
 // State is keyed by JobID and dropped when a job leaves the snapshot; a job
 // seen for the first time is placed from the snapshot alone (queue from
 // Attained, waiting time from FirstRun and Executed), so a single decision on
-// an instance file works too. Build one Tiresias per simulation run; it is not
-// safe for concurrent use.
+// an instance file works too. An instance serves one run (solvers.Policy: a
+// snapshot earlier than the last decision is an error); it is not safe for
+// concurrent use.
 package tiresias
 
 import (
@@ -276,7 +277,7 @@ func (t *Tiresias) level(service time.Duration) int {
 // Allocate updates the queues to s.Now and packs the jobs queue by queue.
 func (t *Tiresias) Allocate(s *models.Snapshot) (models.Allocation, error) {
 	if t.seen && s.Now < t.last {
-		t.jobs, t.queues, t.seen = nil, nil, false // a new run: forget the old one
+		return models.Allocation{}, solvers.TimeWentBack(t.Name(), s.Now, t.last)
 	}
 	if t.jobs == nil {
 		t.jobs = map[models.JobID]*entry{}

@@ -1,9 +1,13 @@
 package tiresias_test
 
 import (
+	"errors"
 	"testing"
+	"time"
 
 	"fairbench/models"
+	"fairbench/sim"
+	"fairbench/solvers"
 	"fairbench/solvers/internal/policytest"
 )
 
@@ -27,6 +31,7 @@ import (
 //
 // Mean JCT (450 + 200 + 150) / 3 = 800/3; one preemption.
 func TestSimDemotion(t *testing.T) {
+	t.Parallel()
 	got, r := policytest.Simulate(t, newTiresias(t, map[string]any{"thresholds": []any{100}}), []models.Server{{Type: "V100", GPUs: 1}}, nil,
 		policytest.Job(1, 0, "unit", 1, 300).Job, policytest.Job(2, 50, "unit", 1, 100).Job, policytest.Job(3, 150, "unit", 1, 50).Job)
 	policytest.WantJCT(t, got, map[models.JobID]float64{1: 450, 2: 200, 3: 150})
@@ -49,23 +54,31 @@ func TestSimDemotion(t *testing.T) {
 // By wall time J1 (60 s < 100) would have stayed ahead and J2 would end at 300
 // (JCT 240).
 func TestSimGPUTime(t *testing.T) {
+	t.Parallel()
 	got, _ := policytest.Simulate(t, newTiresias(t, map[string]any{"thresholds": []any{100}}), []models.Server{{Type: "V100", GPUs: 2}}, nil,
 		policytest.Job(1, 0, "unit", 2, 200).Job, policytest.Job(2, 60, "unit", 1, 100).Job)
 	policytest.WantJCT(t, got, map[models.JobID]float64{1: 300, 2: 100})
 }
 
-// The same policy value must not carry state into a second run: both runs
-// give the same results.
-func TestSimFreshStatePerRun(t *testing.T) {
-	p := newTiresias(t, map[string]any{"thresholds": []any{100}})
+// An instance serves one run (solvers.Policy): two instances give the same
+// results, and a second run on the first is refused at its first decision.
+func TestSimOneInstancePerRun(t *testing.T) {
+	t.Parallel()
+	opts := map[string]any{"thresholds": []any{100}}
+	p := newTiresias(t, opts)
 	servers := []models.Server{{Type: "V100", GPUs: 1}}
 	jobs := []models.Job{policytest.Job(1, 0, "unit", 1, 300).Job, policytest.Job(2, 50, "unit", 1, 100).Job, policytest.Job(3, 150, "unit", 1, 50).Job}
 	first, _ := policytest.Simulate(t, p, servers, nil, jobs...)
-	second, _ := policytest.Simulate(t, p, servers, nil, jobs...)
+	second, _ := policytest.Simulate(t, newTiresias(t, opts), servers, nil, jobs...)
 	for id, j := range first {
 		if second[id].JCT != j.JCT {
 			t.Errorf("job %d: JCT %v in the first run, %v in the second", id, j.JCT, second[id].JCT)
 		}
+	}
+	_, err := sim.Run(sim.Config{Cluster: policytest.Cluster(t, servers), Users: []models.User{{Name: "u", Weight: 1}},
+		Jobs: jobs, Matrix: policytest.Matrix(t), Round: 360 * time.Second}, p)
+	if !errors.Is(err, solvers.ErrTimeWentBack) {
+		t.Errorf("a second run on one instance: %v, want ErrTimeWentBack", err)
 	}
 }
 
@@ -74,6 +87,7 @@ func TestSimFreshStatePerRun(t *testing.T) {
 // run 60 s < 100 at t=60 and stays in Q0 ahead of J2; J1 ends at 200 (JCT
 // 200), J2 runs 200–300 (JCT 240).
 func TestSimServiceTime(t *testing.T) {
+	t.Parallel()
 	got, _ := policytest.Simulate(t, newTiresias(t, map[string]any{"thresholds": []any{100}, "service": "time"}), []models.Server{{Type: "V100", GPUs: 2}}, nil,
 		policytest.Job(1, 0, "unit", 2, 200).Job, policytest.Job(2, 60, "unit", 1, 100).Job)
 	policytest.WantJCT(t, got, map[models.JobID]float64{1: 200, 2: 240})
@@ -84,6 +98,7 @@ func TestSimServiceTime(t *testing.T) {
 // the round at 360, when J2 starts (JCT 450 − 10 = 440); with event
 // decisions J2 starts at 100 (JCT 190).
 func TestSimRoundsOnly(t *testing.T) {
+	t.Parallel()
 	jobs := []models.Job{policytest.Job(1, 0, "unit", 1, 100).Job, policytest.Job(2, 10, "unit", 1, 100).Job}
 	servers := []models.Server{{Type: "V100", GPUs: 1}}
 	got, _ := policytest.Simulate(t, newTiresias(t, map[string]any{"rounds_only": true}), servers, nil, jobs...)

@@ -1,6 +1,7 @@
 package tiresias_test
 
 import (
+	"errors"
 	"reflect"
 	"testing"
 
@@ -65,6 +66,7 @@ func replay(t *testing.T, p *tiresias.Tiresias, servers []models.Server, steps [
 //	       behind J0 (waiting): Q1 = [J0, J1]. J0 has waited 100 + 100 = 200 s
 //	       against 2·300 = 600: no promotion                       → run J0
 func TestDemotionPromotion(t *testing.T) {
+	t.Parallel()
 	one := []models.Server{{Type: "V100", GPUs: 1}}
 	j0, j1 := policytest.Job(0, 0, "unit", 1, 1e6), policytest.Job(1, 100, "unit", 1, 1e6)
 	steps := func(knob0 bool) []step {
@@ -107,6 +109,7 @@ func TestDemotionPromotion(t *testing.T) {
 // J3 takes 1 GPU, J4 (2) does not fit and is skipped, J5 takes the last GPU;
 // the running J1 is preempted.
 func TestQueuesFromSnapshot(t *testing.T) {
+	t.Parallel()
 	servers := []models.Server{{Type: "V100", GPUs: 2}}
 	jobs := []models.JobState{
 		policytest.Running(policytest.Job(1, 0, "unit", 1, 1e6), "V100", 0, 8000, 8000),
@@ -132,6 +135,7 @@ func TestQueuesFromSnapshot(t *testing.T) {
 //	t=10  J3 (1 GPU) arrives: Q0 [J1 (running), J2 (waiting), J3] → J1, J3.
 //	t=20  Still J1, J3 first (running), then J2                   → J1, J3.
 func TestFIFOWithinQueue(t *testing.T) {
+	t.Parallel()
 	servers := []models.Server{{Type: "V100", GPUs: 2}}
 	j1, j2, j3 := policytest.Job(1, 0, "unit", 1, 1e6), policytest.Job(2, 0, "unit", 2, 1e6), policytest.Job(3, 10, "unit", 1, 1e6)
 	replay(t, newTiresias(t, map[string]any{"thresholds": []any{1e6}}), servers, []step{
@@ -141,9 +145,10 @@ func TestFIFOWithinQueue(t *testing.T) {
 	})
 }
 
-// Finished jobs leave the state; a restarted run (time going back) starts
-// afresh.
+// Finished jobs leave the state; a snapshot earlier than the last decision
+// (a second run on the instance) is an error.
 func TestForgetsFinishedJobs(t *testing.T) {
+	t.Parallel()
 	servers := []models.Server{{Type: "V100", GPUs: 1}}
 	p := newTiresias(t, map[string]any{"thresholds": []any{100}})
 	replay(t, p, servers, []step{
@@ -153,15 +158,16 @@ func TestForgetsFinishedJobs(t *testing.T) {
 	if _, ok := p.Queue(1); ok {
 		t.Fatal("finished job 1 is still tracked")
 	}
-	replay(t, p, servers, []step{{0, []models.JobState{policytest.Job(7, 0, "unit", 1, 50)}, []string{"7/V100"}, nil}})
-	if _, ok := p.Queue(2); ok {
-		t.Fatal("job 2 of the previous run is still tracked")
+	back := policytest.Snap(t, 0, nil, servers, policytest.Job(7, 0, "unit", 1, 50))
+	if _, err := p.Allocate(back); !errors.Is(err, solvers.ErrTimeWentBack) {
+		t.Errorf("time going back: %v, want ErrTimeWentBack", err)
 	}
 }
 
 // Heterogeneity-agnostic ranking, fastest type with room for placement: a
 // running job keeps its type.
 func TestPlacement(t *testing.T) {
+	t.Parallel()
 	servers := []models.Server{{Type: "V100", GPUs: 1}, {Type: "K80", GPUs: 1}}
 	replay(t, newTiresias(t, nil), servers, []step{{10, []models.JobState{
 		policytest.Running(policytest.Job(1, 0, "resnet", 1, 1e6), "K80", 0, 10, 10),
@@ -170,6 +176,7 @@ func TestPlacement(t *testing.T) {
 }
 
 func TestOptions(t *testing.T) {
+	t.Parallel()
 	bad := []map[string]any{
 		{"thresholds": []any{7200, 3250}},
 		{"thresholds": []any{100, 100}},
@@ -197,6 +204,7 @@ func TestOptions(t *testing.T) {
 }
 
 func TestDeterministic(t *testing.T) {
+	t.Parallel()
 	servers := []models.Server{{Type: "V100", GPUs: 2}, {Type: "P100", GPUs: 2}, {Type: "K80", GPUs: 4}}
 	jobs := []models.JobState{
 		policytest.Running(policytest.Job(1, 0, "resnet", 2, 1e6), "K80", 0, 5000, 10),

@@ -10,6 +10,7 @@ import (
 // TestGenerateFixture runs the generator on the models fixture and checks the
 // figures (in the order of models.Matrix.Keys) and the citation.
 func TestGenerateFixture(t *testing.T) {
+	t.Parallel()
 	data, err := os.ReadFile(filepath.Join("..", "..", "testdata", "gavel_throughputs_small.json"))
 	if err != nil {
 		t.Fatal(err)
@@ -44,6 +45,7 @@ func TestGenerateFixture(t *testing.T) {
 }
 
 func TestParseRefusesUnknownGPU(t *testing.T) {
+	t.Parallel()
 	if _, err := parse([]byte(`{"a100": {"('A3C', 1)": {"null": 1}}}`)); err == nil || !strings.Contains(err.Error(), "a100") {
 		t.Errorf("got %v", err)
 	}

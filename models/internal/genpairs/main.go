@@ -25,55 +25,32 @@
 // It does not import the models package, so it runs even when the generated
 // file is missing or broken; the models tests check the built-in pairs
 // against what models.ReadGavelThroughputs reads from the same file. Run it
-// through go generate in models/:
+// through go generate, with GAVEL_THROUGHPUTS naming a copy of Gavel's file
+// (fairbench does not ship it; github.com/stanford-futuredata/gavel):
 //
-//	go generate ./models/
+//	GAVEL_THROUGHPUTS=/path/to/simulation_throughputs.json go generate ./models/
 package main
 
 import (
 	"bytes"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"go/format"
 	"math"
-	"os"
-	"regexp"
 	"sort"
 	"strconv"
-	"strings"
 
-	"fairbench/internal/atomicfile"
+	"fairbench/models/internal/gavelfile"
 )
 
 func main() {
-	in := flag.String("in", "", "Gavel simulation_throughputs.json to read")
-	out := flag.String("out", "", "Go file to write")
-	flag.Parse()
-	if *in == "" || *out == "" {
-		fmt.Fprintln(os.Stderr, "usage: genpairs -in simulation_throughputs.json -out catalogue_pairs_gavel.go")
-		os.Exit(2)
-	}
-	if err := run(*in, *out); err != nil {
-		fmt.Fprintln(os.Stderr, "genpairs:", err)
-		os.Exit(1)
-	}
-}
-
-func run(in, out string) error {
-	data, err := os.ReadFile(in)
-	if err != nil {
-		return err
-	}
-	pairs, err := parse(data)
-	if err != nil {
-		return fmt.Errorf("%s: %w", in, err)
-	}
-	src, err := generate(pairs)
-	if err != nil {
-		return err
-	}
-	return atomicfile.Write(out, src)
+	gavelfile.Main("genpairs", "catalogue_pairs_gavel.go", func(data []byte) ([]byte, error) {
+		pairs, err := parse(data)
+		if err != nil {
+			return nil, err
+		}
+		return generate(pairs)
+	})
 }
 
 // pair is one unordered pair of job types sharing a GPU: a's throughput
@@ -84,32 +61,20 @@ type pair struct {
 	ra, rb float64
 }
 
-// jobKey matches Gavel's "('<job type>', <scale factor>)".
-var jobKey = regexp.MustCompile(`^\('([^']+)', ([1-9][0-9]*)\)$`)
-
-// gpuNames are the consolidated GPU keys of Gavel's file and their catalogue
-// names.
-var gpuNames = map[string]string{"k80": "K80", "p100": "P100", "v100": "V100"}
-
-// file is Gavel's layout: GPU key → job key → member ("null" or another job
-// key) → value.
-type file map[string]map[string]map[string]json.RawMessage
-
 func parse(data []byte) ([]pair, error) {
-	var f file
-	if err := json.Unmarshal(data, &f); err != nil {
+	f, err := gavelfile.Parse(data)
+	if err != nil {
 		return nil, err
 	}
 	type ordered struct{ gpu, self, other string }
 	got := map[ordered][2]float64{}
 	for gpuKey, jobs := range f {
-		base, spread := strings.CutSuffix(gpuKey, "_unconsolidated")
-		gpu, ok := gpuNames[base]
-		if !ok {
-			return nil, fmt.Errorf("unexpected GPU key %q", gpuKey)
+		gpu, spread, err := gavelfile.GPU(gpuKey)
+		if err != nil {
+			return nil, err
 		}
 		for key, members := range jobs {
-			self, scale, err := parseJobKey(key)
+			self, scale, err := gavelfile.JobKey(key)
 			if err != nil {
 				return nil, fmt.Errorf("[%q]: %v", gpuKey, err)
 			}
@@ -117,7 +82,7 @@ func parse(data []byte) ([]pair, error) {
 				if mk == "null" {
 					continue
 				}
-				other, oscale, err := parseJobKey(mk)
+				other, oscale, err := gavelfile.JobKey(mk)
 				if err != nil {
 					return nil, fmt.Errorf("[%q][%q]: %v", gpuKey, key, err)
 				}
@@ -141,19 +106,19 @@ func parse(data []byte) ([]pair, error) {
 	}
 	// The unconsolidated scale-1 pairs must repeat the consolidated ones.
 	for gpuKey, jobs := range f {
-		base, spread := strings.CutSuffix(gpuKey, "_unconsolidated")
+		gpu, spread, _ := gavelfile.GPU(gpuKey) // checked above
 		if !spread {
 			continue
 		}
 		for key, members := range jobs {
-			self, scale, _ := parseJobKey(key)
+			self, scale, _ := gavelfile.JobKey(key)
 			for mk, raw := range members {
-				other, oscale, _ := parseJobKey(mk)
+				other, oscale, _ := gavelfile.JobKey(mk)
 				if mk == "null" || scale != 1 || oscale != 1 {
 					continue
 				}
 				v, _ := parsePair(raw)
-				if c, ok := got[ordered{gpuNames[base], self, other}]; !ok || c != v {
+				if c, ok := got[ordered{gpu, self, other}]; !ok || c != v {
 					return nil, fmt.Errorf("[%q][%q][%q]: %v differs from the consolidated pair %v", gpuKey, key, mk, v, c)
 				}
 			}
@@ -184,15 +149,6 @@ func parse(data []byte) ([]pair, error) {
 		return x.b < y.b
 	})
 	return out, nil
-}
-
-func parseJobKey(k string) (string, int, error) {
-	m := jobKey.FindStringSubmatch(k)
-	if m == nil {
-		return "", 0, fmt.Errorf("malformed job key %q", k)
-	}
-	n, _ := strconv.Atoi(m[2])
-	return m[1], n, nil
 }
 
 func parsePair(raw json.RawMessage) ([2]float64, error) {

@@ -13,6 +13,7 @@ import (
 // copy (checked, not repeated); on V100 one pair whose values need all 17
 // digits. Each unordered pair appears once, a ≤ b by name, sorted by GPU.
 func TestGenerateFixture(t *testing.T) {
+	t.Parallel()
 	data, err := os.ReadFile(filepath.Join("testdata", "pairs.json"))
 	if err != nil {
 		t.Fatal(err)
@@ -38,6 +39,7 @@ func TestGenerateFixture(t *testing.T) {
 }
 
 func TestParseRefuses(t *testing.T) {
+	t.Parallel()
 	cases := map[string]string{
 		"asymmetric":      `{"k80": {"('A', 1)": {"null": 1, "('B', 1)": [1, 2]}, "('B', 1)": {"null": 1, "('A', 1)": [1, 1]}}}`,
 		"one-sided":       `{"k80": {"('A', 1)": {"null": 1, "('B', 1)": [1, 2]}}}`,

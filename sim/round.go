@@ -1,0 +1,185 @@
+package sim
+
+import (
+	"slices"
+
+	"fairbench/models"
+	"fairbench/solvers"
+)
+
+// This file is the round mechanism: the pure function that turns a
+// fractional allocation (Gavel-style time shares x[j][g]) and what each job
+// has received since the allocation was computed into one round's
+// placements. It is Gavel's (Narayanan et al., OSDI 2020, its round-based
+// scheduling mechanism; the exact rules, as Gavel's simulator applies them,
+// are in docs/algorithms/gavel.md, "Round mechanism"):
+//
+//   - the priority of unit u (a job, or two jobs sharing GPUs) on type g is
+//     x[u][g] divided by the fraction of type g's time since the last
+//     allocation that u received, x[u][g] · W[g] / J[u][g]; 0 when x is 0,
+//     when u cannot run on g, or when u is not in the allocation;
+//   - each type's units are sorted by (priority, deficit, share), highest
+//     first, ties in the units' order;
+//   - the per-type lists are concatenated in the visiting order of the types
+//     and walked once: a unit is placed on a type when it is not placed yet,
+//     can run there, and its gang fits in the GPUs left of that type. A unit
+//     that does not fit is passed over (backfill).
+//
+// Units with zero priority are still candidates, after every unit with a
+// positive one: GPUs that the allocation leaves idle are filled by any
+// runnable job (work conservation), which is how Gavel's simulator behaves.
+
+// Unit is one candidate of a round: a job alone, or the two jobs of a
+// space-sharing pair, which run on the same GPUs.
+type Unit struct {
+	// Jobs are the job and, for a pair, its partner (Jobs[1] is -1 for a
+	// job alone).
+	Jobs [2]models.JobID
+	// Gang is the GPUs the unit needs (a pair's jobs have the same gang).
+	Gang int
+	// InAllocation is false for a job that arrived after the allocation in
+	// force was computed: the allocation does not know it.
+	InAllocation bool
+	// Share, Runnable, Time and Deficit are indexed like RoundInput.Types.
+	// Share is x[u][g]; Runnable says whether the unit can run on g at all
+	// (a measured positive throughput, for a pair both jobs'); Time is
+	// J[u][g], the seconds the unit has run on g since the allocation was
+	// computed plus the initial credit (Gavel credits every unit half a round when it arrives and when an
+	// allocation is computed); Deficit is the
+	// time on g the unit has fallen short of its shares over earlier
+	// allocations, a tie-breaker.
+	Share    []float64
+	Runnable []bool
+	Time     []float64
+	Deficit  []float64
+	// Over, when the allocation is capped, marks the types on which the
+	// unit has already had more than its share and must not run this round.
+	Over []bool
+}
+
+// Single reports whether u is one job rather than a pair.
+func (u *Unit) Single() bool { return u.Jobs[1] < 0 }
+
+// RoundInput is everything one round's decision reads.
+type RoundInput struct {
+	// Types are the GPU types in the order the walk visits them.
+	Types []string
+	// Free is the GPUs of each type available to the round.
+	Free []int
+	// WorkerTime is W[g]: the time all units together have run on each
+	// type since the allocation was computed, plus the initial credits.
+	WorkerTime []float64
+	// Units are the candidates; their order breaks ties.
+	Units []Unit
+	// Capped leaves out, on each type, the units with a zero share or with
+	// Over set (fractions are caps as well as targets; not Gavel's).
+	Capped bool
+	// SkipZero leaves units with priority 0 out (Gavel's rule for its FIFO
+	// policies).
+	SkipZero bool
+	// Arrivals says what to do with units not in the allocation.
+	Arrivals solvers.Arrivals
+}
+
+// Pick is one placement decided by PlanRound: unit Unit runs on type
+// Types[Type] this round.
+type Pick struct {
+	Unit, Type int
+}
+
+// Plan is PlanRound's outcome: the units placed, in the order they were
+// picked, and, per type, the GPUs claimed by units that are then not placed
+// (ArrivalsBlock), which stay idle.
+type Plan struct {
+	Picks   []Pick
+	Blocked []int
+}
+
+// priorityScale stands in for an infinite priority (a share whose type has
+// no time recorded yet), as Gavel does: large, and still proportional to the
+// share so that larger shares come first.
+const priorityScale = 1e9
+
+// Priority is unit u's priority on type g given W[g] = worker: Gavel's
+// x[u][g] / (J[u][g] / W[g]), 0 when u is not in the allocation, its share
+// is 0 or it cannot run on g, and x·1e9 when no time is recorded yet.
+func Priority(u *Unit, g int, worker float64) float64 {
+	x := u.Share[g]
+	if !u.InAllocation || x <= 0 || !u.Runnable[g] {
+		return 0
+	}
+	if worker <= 0 || u.Time[g] <= 0 {
+		return x * priorityScale
+	}
+	return x / (u.Time[g] / worker)
+}
+
+// PlanRound decides one round: see the comment at the top of this file. It
+// does not modify in.
+func PlanRound(in RoundInput) Plan {
+	type entry struct {
+		unit, typ     int
+		prio, deficit float64
+		share         float64
+	}
+	var queue []entry
+	for g := range in.Types {
+		var list []entry
+		for i := range in.Units {
+			u := &in.Units[i]
+			if !u.InAllocation && in.Arrivals == solvers.ArrivalsWait {
+				continue
+			}
+			if in.Capped && (u.Share[g] <= 0 || (u.Over != nil && u.Over[g])) {
+				continue
+			}
+			list = append(list, entry{i, g, Priority(u, g, in.WorkerTime[g]), u.Deficit[g], u.Share[g]})
+		}
+		slices.SortStableFunc(list, func(a, b entry) int {
+			switch {
+			case a.prio != b.prio:
+				return cmpDesc(a.prio, b.prio)
+			case a.deficit != b.deficit:
+				return cmpDesc(a.deficit, b.deficit)
+			}
+			return cmpDesc(a.share, b.share)
+		})
+		queue = append(queue, list...)
+	}
+	free := slices.Clone(in.Free)
+	plan := Plan{Blocked: make([]int, len(in.Types))}
+	placed := map[models.JobID]bool{}
+	for _, e := range queue {
+		u := &in.Units[e.unit]
+		switch {
+		case free[e.typ] == 0,
+			placed[u.Jobs[0]] || (!u.Single() && placed[u.Jobs[1]]),
+			!u.Runnable[e.typ],
+			in.SkipZero && e.prio <= 0,
+			u.Gang > free[e.typ]:
+			continue
+		}
+		free[e.typ] -= u.Gang
+		placed[u.Jobs[0]] = true
+		if !u.Single() {
+			placed[u.Jobs[1]] = true
+		}
+		if !u.InAllocation && in.Arrivals == solvers.ArrivalsBlock {
+			plan.Blocked[e.typ] += u.Gang
+			continue
+		}
+		plan.Picks = append(plan.Picks, Pick{Unit: e.unit, Type: e.typ})
+	}
+	return plan
+}
+
+// cmpDesc orders a before b when a is larger.
+func cmpDesc(a, b float64) int {
+	switch {
+	case a > b:
+		return -1
+	case a < b:
+		return 1
+	}
+	return 0
+}

@@ -1,0 +1,688 @@
+package lp
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"time"
+)
+
+// Interior solves LPs with a primal-dual interior-point method and returns
+// its last iterate: an optimal point inside the optimal face rather than a
+// vertex of it. Where an LP has many optima (Gavel's max-min LPs do), this
+// is the solution Gavel's own solver returns: the method is that of ECOS
+// (Domahidi, Chu, Boyd, "ECOS: An SOCP Solver for Embedded Systems", ECC
+// 2013), which Gavel calls through cvxpy, restricted to the nonnegative
+// orthant:
+//
+//   - the problem is min cᵀx subject to Gx ≤ h, one row of G per finite
+//     variable bound and per finite row bound (Problem rows must not be
+//     equalities; fixed variables are substituted);
+//   - G is equilibrated by three rounds of Ruiz scaling (Ruiz 2001): every
+//     row and every column divided by the square root of its largest
+//     absolute entry, h and c scaled to match;
+//   - the start is CVXOPT's: x̂ minimises ‖h − Gx‖, ẑ is the least-norm z
+//     with Gᵀz = −c, and s = h − Gx̂ and z = ẑ are shifted into the orthant
+//     by 1 + max(−0.99, −min) (Vandenberghe, "The CVXOPT linear and
+//     quadratic cone program solvers", 2010, §7.3, with ECOS's margin);
+//   - iterations follow the homogeneous self-dual embedding (x, s, z, τ, κ)
+//     with Nesterov–Todd scaling and Mehrotra's predictor-corrector: the
+//     centring σ = (1 − α_aff)³ clamped to [1e-4, 1], steps of 0.99 of the
+//     way to the boundary, at most 0.999 and at least 1e-6;
+//   - it stops when the relative primal and dual residuals are below 1e-8
+//     and the duality gap is below 1e-8 in absolute or relative terms (ECOS's
+//     defaults), or reports infeasibility or unboundedness from the
+//     embedding's certificates; after 100 iterations, an iterate within
+//     ECOS's reduced tolerances (1e-4, 5e-5) still counts as optimal.
+//
+// The returned point is a deterministic function of the problem. The method
+// commutes with permutations of the variables and rows up to rounding, which
+// the last iterations amplify along the optimal face of a degenerate LP:
+// permuted or aggregated, the same LP's answer moves by about 1e-6 (the
+// iterates' accuracy, as in ECOS). Copies makes it commute with aggregation: an LP over classes of interchangeable items
+// (Copies.Vars[j] identical copies of variable j, Copies.Rows[i] of row i)
+// is solved as the LP with every copy written out would be, restricted to
+// points where copies are equal — the iterates of the large LP stay there,
+// so the answer is the same. An aggregated problem writes each row's
+// coefficients and each variable's objective summed over the copies it
+// stands for (a capacity row over k copies of x has coefficient k·d).
+//
+// The pure-Go dense linear algebra costs O(n³) per iteration in the number
+// of variables n; the method is meant for the policies' LPs of up to a few
+// hundred variables.
+func Interior(p *Problem, cp Copies, o Options) (Result, error) {
+	if err := p.Validate(); err != nil {
+		return outcome(interiorName, p, Error, nil, nil, err)
+	}
+	if p.HasInteger() {
+		return outcome(interiorName, p, Error, nil, nil, fmt.Errorf("%w: the interior-point method solves LPs only", ErrInvalid))
+	}
+	if err := cp.check(p); err != nil {
+		return outcome(interiorName, p, Error, nil, nil, err)
+	}
+	if len(p.Vars) == 0 {
+		return trivial(interiorName, p)
+	}
+	q, err := newIPMProblem(p, cp)
+	if err != nil {
+		return outcome(interiorName, p, Error, nil, nil, err)
+	}
+	if q == nil {
+		return outcome(interiorName, p, Infeasible, nil, nil, nil)
+	}
+	var deadline time.Time
+	if o.TimeLimit > 0 {
+		deadline = time.Now().Add(o.TimeLimit)
+	}
+	st, xs, err := q.solve(deadline)
+	if st != Optimal {
+		return outcome(interiorName, p, st, nil, nil, err)
+	}
+	return outcome(interiorName, p, Optimal, q.expand(xs), nil, nil)
+}
+
+const interiorName = "interior"
+
+// Copies says how many identical copies of each variable and row a problem
+// stands for (see Interior). Nil slices mean one copy of everything; a
+// non-nil slice has one positive entry per variable or row. The structure
+// must be that of classes: every variable and row belongs to one class (and
+// has its copies) or to none (one copy), and a row of a class involves the
+// variables of that class and variables of none.
+type Copies struct {
+	Vars []float64
+	Rows []float64
+}
+
+func (cp Copies) check(p *Problem) error {
+	for _, c := range []struct {
+		name string
+		v    []float64
+		n    int
+	}{{"variable", cp.Vars, len(p.Vars)}, {"row", cp.Rows, len(p.Rows)}} {
+		if c.v == nil {
+			continue
+		}
+		if len(c.v) != c.n {
+			return fmt.Errorf("%w: %d %s copies for %d %ss", ErrInvalid, len(c.v), c.name, c.n, c.name)
+		}
+		for i, k := range c.v {
+			if !(k > 0) || math.IsInf(k, 0) {
+				return fmt.Errorf("%w: %s %d: copies must be a positive finite number, got %v", ErrInvalid, c.name, i, k)
+			}
+		}
+	}
+	return nil
+}
+
+func copiesOf(v []float64, i int) float64 {
+	if v == nil {
+		return 1
+	}
+	return v[i]
+}
+
+// The method's constants (ECOS's defaults).
+const (
+	ipmMaxIter     = 100
+	ipmFeasTol     = 1e-8
+	ipmAbsTol      = 1e-8
+	ipmRelTol      = 1e-8
+	ipmFeasInacc   = 1e-4
+	ipmAbsInacc    = 5e-5
+	ipmRelInacc    = 5e-5
+	ipmGamma       = 0.99
+	ipmStepMax     = 0.999
+	ipmStepMin     = 1e-6
+	ipmSigmaMin    = 1e-4
+	ipmSigmaMax    = 1.0
+	ipmEquilRounds = 3
+	ipmTiny        = 1e-13
+)
+
+// ipmProblem is min cᵀx s.t. Gx ≤ h over the free variables of a Problem,
+// per copy: c is each copy's objective, G's coefficients are the aggregated
+// problem's (a row's coefficient of x summed over the copies of x it
+// touches), w and v are the copies of each row and variable.
+type ipmProblem struct {
+	p     *Problem
+	free  []int     // free variable k is p.Vars[free[k]]
+	fixed []float64 // value of every variable of p that is fixed (NaN for free ones)
+	rows  [][]Term  // over free variable indices
+	h, w  []float64 // per row
+	c, v  []float64 // per free variable
+	dense bool      // always factor the normal equations densely (tests)
+}
+
+// newIPMProblem builds the inequality form; nil when a row left without
+// variables excludes its constant (infeasible).
+func newIPMProblem(p *Problem, cp Copies) (*ipmProblem, error) {
+	q := &ipmProblem{p: p, fixed: make([]float64, len(p.Vars))}
+	idx := make([]int, len(p.Vars))
+	for j, v := range p.Vars {
+		idx[j] = -1
+		q.fixed[j] = math.NaN()
+		if v.Lower == v.Upper {
+			q.fixed[j] = v.Lower
+			continue
+		}
+		idx[j] = len(q.free)
+		q.free = append(q.free, j)
+		k := copiesOf(cp.Vars, j)
+		q.c = append(q.c, p.Sense.sign()*v.Obj/k)
+		q.v = append(q.v, k)
+	}
+	add := func(terms []Term, h, w float64) {
+		q.rows = append(q.rows, terms)
+		q.h = append(q.h, h)
+		q.w = append(q.w, w)
+	}
+	for k, j := range q.free {
+		v := p.Vars[j]
+		if !math.IsInf(v.Lower, -1) {
+			add([]Term{{Var: k, Coef: -1}}, -v.Lower, q.v[k])
+		}
+		if !math.IsInf(v.Upper, 1) {
+			add([]Term{{Var: k, Coef: 1}}, v.Upper, q.v[k])
+		}
+	}
+	for i, r := range p.mergedRows() {
+		row := p.Rows[i]
+		if row.Lower == row.Upper {
+			return nil, fmt.Errorf("%w: row %d %q: the interior-point method takes no equality rows", ErrInvalid, i, row.Name)
+		}
+		var terms []Term
+		konst := 0.0
+		for _, t := range r {
+			if idx[t.Var] < 0 {
+				konst += t.Coef * q.fixed[t.Var]
+				continue
+			}
+			terms = append(terms, Term{Var: idx[t.Var], Coef: t.Coef})
+		}
+		lo, hi := row.Lower-konst, row.Upper-konst
+		if len(terms) == 0 {
+			if emptyRowInfeasible(Row{Lower: lo, Upper: hi}) {
+				return nil, nil
+			}
+			continue
+		}
+		w := copiesOf(cp.Rows, i)
+		if !math.IsInf(hi, 1) {
+			add(terms, hi, w)
+		}
+		if !math.IsInf(lo, -1) {
+			neg := make([]Term, len(terms))
+			for k, t := range terms {
+				neg[k] = Term{Var: t.Var, Coef: -t.Coef}
+			}
+			add(neg, -lo, w)
+		}
+	}
+	return q, nil
+}
+
+// expand puts a solution over the free variables back into p's variables.
+func (q *ipmProblem) expand(xs []float64) []float64 {
+	x := make([]float64, len(q.p.Vars))
+	for j := range x {
+		x[j] = q.fixed[j]
+	}
+	for k, j := range q.free {
+		x[j] = xs[k]
+	}
+	return x
+}
+
+// equilibrate applies Ruiz scaling to q in place and returns the column
+// factors E (the scaled variable is E·x). The row and column maxima are
+// those of the problem with every copy written out: one copy of row r
+// touches max(1, v_x/w_r) copies of variable x (all of them for a row of
+// one copy, its own for a row of a class), so each stands for a coefficient
+// g / max(1, v_x/w_r).
+func (q *ipmProblem) equilibrate() []float64 {
+	n, m := len(q.c), len(q.rows)
+	e := make([]float64, n)
+	for k := range e {
+		e[k] = 1
+	}
+	for range ipmEquilRounds {
+		colMax := make([]float64, n)
+		rowMax := make([]float64, m)
+		for i, r := range q.rows {
+			for _, t := range r {
+				a := math.Abs(t.Coef / math.Max(1, q.v[t.Var]/q.w[i]))
+				colMax[t.Var] = math.Max(colMax[t.Var], a)
+				rowMax[i] = math.Max(rowMax[i], a)
+			}
+		}
+		sqrtOrOne := func(x float64) float64 {
+			if x < 1e-6 {
+				return 1
+			}
+			return math.Sqrt(x)
+		}
+		for k := range colMax {
+			colMax[k] = sqrtOrOne(colMax[k])
+			e[k] *= colMax[k]
+			q.c[k] /= colMax[k]
+		}
+		for i, r := range q.rows {
+			d := sqrtOrOne(rowMax[i])
+			for k := range r {
+				r[k].Coef /= d * colMax[r[k].Var]
+			}
+			q.h[i] /= d
+		}
+	}
+	return e
+}
+
+// ipmState is one iterate of the embedding.
+type ipmState struct {
+	x, s, z  []float64
+	tau, kap float64
+}
+
+// solve runs the method on q (equilibrating it first) and returns the
+// status and, when optimal, the solution over the free variables.
+func (q *ipmProblem) solve(deadline time.Time) (Status, []float64, error) {
+	// Rows are copied: equilibrate scales them in place.
+	for i, r := range q.rows {
+		q.rows[i] = append([]Term(nil), r...)
+	}
+	e := q.equilibrate()
+	k, err := q.start()
+	if err != nil {
+		return Error, nil, err
+	}
+	st := k.state
+	for iter := 0; ; iter++ {
+		r := q.residuals(&st)
+		if s := r.verdict(&st, ipmFeasTol, ipmAbsTol, ipmRelTol); s != Error {
+			return q.finish(s, st, e)
+		}
+		if iter == ipmMaxIter {
+			if s := r.verdict(&st, ipmFeasInacc, ipmAbsInacc, ipmRelInacc); s != Error {
+				return q.finish(s, st, e)
+			}
+			return Error, nil, fmt.Errorf("interior point: no convergence in %d iterations (primal residual %.2g, dual residual %.2g, gap %.2g)", ipmMaxIter, r.pres, r.dres, r.gap)
+		}
+		if !deadline.IsZero() && !time.Now().Before(deadline) {
+			return LimitReached, nil, nil
+		}
+		if err := k.step(q, &st, r.rx, r.rz, r.rt, r.mu); err != nil {
+			if s := r.verdict(&st, ipmFeasInacc, ipmAbsInacc, ipmRelInacc); s != Error {
+				return q.finish(s, st, e)
+			}
+			return Error, nil, fmt.Errorf("interior point, iteration %d: %w", iter, err)
+		}
+	}
+}
+
+// ipmResiduals are an iterate's residuals and the measures ECOS stops on:
+// rx = −V⁻¹GᵀΩz − cτ, rz = s + Gx − hτ, rt = κ + cᵀx + hᵀz (inner
+// products over the copies), the gap sᵀz, μ, the relative residuals and the
+// infeasibility certificates' residuals (NaN when not applicable).
+type ipmResiduals struct {
+	rx, rz              []float64
+	rt, mu, cx, hz, gap float64
+	pres, dres, relgap  float64
+	pinf, dinf          float64
+}
+
+func (q *ipmProblem) residuals(st *ipmState) ipmResiduals {
+	n, m := len(q.c), len(q.rows)
+	r := ipmResiduals{rx: make([]float64, n), rz: make([]float64, m), relgap: math.NaN(), pinf: math.NaN(), dinf: math.NaN()}
+	gtz := q.gtOmega(st.z)
+	hresx := 0.0
+	for j := range r.rx {
+		r.rx[j] = -gtz[j]/q.v[j] - q.c[j]*st.tau
+		hresx += q.v[j] * sq(gtz[j]/q.v[j])
+	}
+	gx := q.g(st.x)
+	hresz := 0.0
+	for i := range r.rz {
+		hresz += q.w[i] * sq(st.s[i]+gx[i])
+		r.rz[i] = st.s[i] + gx[i] - q.h[i]*st.tau
+	}
+	r.cx, r.hz = wdot(q.c, st.x, q.v), wdot(q.h, st.z, q.w)
+	r.rt = st.kap + r.cx + r.hz
+	r.gap = wdot(st.s, st.z, q.w)
+	sumW := 0.0
+	for _, w := range q.w {
+		sumW += w
+	}
+	r.mu = (r.gap + st.tau*st.kap) / (sumW + 1)
+	nx, ns, nz := wnorm(st.x, q.v), wnorm(st.s, q.w), wnorm(st.z, q.w)
+	resx0, resz0 := math.Max(1, wnorm(q.c, q.v)), math.Max(1, wnorm(q.h, q.w))
+	r.pres = wnorm(r.rz, q.w) / math.Max(resz0+nx+ns, 1) / st.tau
+	r.dres = wnorm(r.rx, q.v) / math.Max(resx0+nz, 1) / st.tau
+	pcost, dcost := r.cx/st.tau, -r.hz/st.tau
+	switch {
+	case pcost < 0:
+		r.relgap = r.gap / -pcost
+	case dcost > 0:
+		r.relgap = r.gap / dcost
+	}
+	if r.hz/math.Max(nz, 1) < -ipmRelTol {
+		r.pinf = math.Sqrt(hresx) / math.Max(nz, 1)
+	}
+	if r.cx/math.Max(nx, 1) < -ipmRelTol {
+		r.dinf = math.Sqrt(hresz) / math.Max(nx+ns, 1)
+	}
+	return r
+}
+
+// verdict is ECOS's exit test at the given tolerances: Optimal, Unbounded,
+// Infeasible, or Error for "not yet".
+func (r *ipmResiduals) verdict(st *ipmState, feas, abs, rel float64) Status {
+	switch {
+	case (-r.cx > 0 || -r.hz >= -abs) && r.pres < feas && r.dres < feas && (r.gap < abs || r.relgap < rel):
+		return Optimal
+	case r.dinf < feas && st.tau < st.kap:
+		return Unbounded
+	case (r.pinf < feas && st.tau < st.kap) || (st.tau < feas && st.kap < feas && r.pinf < feas):
+		return Infeasible
+	}
+	return Error
+}
+
+// finish turns the final iterate into the answer: x/τ, unscaled.
+func (q *ipmProblem) finish(s Status, st ipmState, e []float64) (Status, []float64, error) {
+	if s != Optimal {
+		return s, nil, nil
+	}
+	x := make([]float64, len(st.x))
+	for j := range x {
+		x[j] = st.x[j] / st.tau / e[j]
+	}
+	return Optimal, x, nil
+}
+
+// ipmKKT holds the starting point and solves the method's linear systems
+//
+//	[ 0   V⁻¹GᵀΩ ] [dx]   [bx]
+//	[ G   −D²    ] [dz] = [bz]
+//
+// through the normal equations (GᵀΩD⁻²G) dx = V·bx + GᵀΩD⁻²·bz, with D² =
+// diag(s/z) the Nesterov–Todd scaling (D = I for the start); see normal.go.
+type ipmKKT struct {
+	state  ipmState
+	layout *arrowLayout // nil: dense
+	fact   normalFactor
+	n      int
+	d2     []float64
+}
+
+// factor forms and factors GᵀΩD⁻²G for the scaling d2.
+func (k *ipmKKT) factor(q *ipmProblem, d2 []float64) error {
+	k.n, k.d2 = len(q.c), d2
+	var err error
+	if k.layout != nil {
+		if k.fact, err = factorArrow(q, k.layout, d2); err == nil {
+			return nil
+		}
+	}
+	k.fact, err = factorDense(q, d2)
+	return err
+}
+
+// solve returns dx, dz for the right-hand side (bx, bz).
+func (k *ipmKKT) solve(q *ipmProblem, bx, bz []float64) ([]float64, []float64) {
+	rhs := make([]float64, k.n)
+	for j := range rhs {
+		rhs[j] = q.v[j] * bx[j]
+	}
+	scaled := make([]float64, len(bz))
+	for i := range bz {
+		scaled[i] = bz[i] / k.d2[i]
+	}
+	gt := q.gtOmega(scaled)
+	for j := range rhs {
+		rhs[j] += gt[j]
+	}
+	dx := k.normalSolve(q, rhs)
+	gx := q.g(dx)
+	dz := make([]float64, len(bz))
+	for i := range dz {
+		dz[i] = (gx[i] - bz[i]) / k.d2[i]
+	}
+	return dx, dz
+}
+
+// normalSolve solves (GᵀΩD⁻²G) dx = rhs, refining the answer against the
+// matrix itself while the residual shrinks (at most 8 rounds): near the
+// optimum the matrix is ill-conditioned, and where the LP is degenerate the
+// iterates move along directions only this accuracy fixes.
+func (k *ipmKKT) normalSolve(q *ipmProblem, rhs []float64) []float64 {
+	x, ok := k.fact.solve(rhs)
+	if !ok {
+		return make([]float64, k.n)
+	}
+	x = append([]float64(nil), x...)
+	last := math.Inf(1)
+	for range 8 {
+		gx := q.g(x)
+		for i := range gx {
+			gx[i] /= k.d2[i]
+		}
+		hx := q.gtOmega(gx)
+		r := make([]float64, k.n)
+		norm := 0.0
+		for j := range r {
+			r[j] = rhs[j] - hx[j]
+			norm += r[j] * r[j]
+		}
+		if !(norm < last) || norm == 0 {
+			break
+		}
+		last = norm
+		d, ok := k.fact.solve(r)
+		if !ok {
+			break
+		}
+		for j := range x {
+			x[j] += d[j]
+		}
+	}
+	return x
+}
+
+// start computes the starting point: x̂ = argmin Σ_r ω_r (h_r − g_r·x)², s
+// = h − Gx̂ and ẑ = the z of least Σ ω z² with V⁻¹GᵀΩz = −c, both brought
+// into the orthant.
+func (q *ipmProblem) start() (*ipmKKT, error) {
+	k := &ipmKKT{}
+	if !q.dense {
+		k.layout = newArrowLayout(q)
+	}
+	ones := make([]float64, len(q.rows))
+	for i := range ones {
+		ones[i] = 1
+	}
+	if err := k.factor(q, ones); err != nil {
+		return nil, fmt.Errorf("interior point, start: %w", err)
+	}
+	x := k.normalSolve(q, q.gtOmega(q.h))
+	gx := q.g(x)
+	r := make([]float64, len(q.h))
+	for i := range r {
+		r[i] = q.h[i] - gx[i]
+	}
+	vc := make([]float64, len(q.c))
+	for j := range vc {
+		vc[j] = q.v[j] * q.c[j]
+	}
+	lam := k.normalSolve(q, vc)
+	z := q.g(lam)
+	for i := range z {
+		z[i] = -z[i]
+	}
+	k.state = ipmState{x: x, s: toOrthant(r), z: toOrthant(z), tau: 1, kap: 1}
+	return k, nil
+}
+
+// toOrthant is ECOS's bring-to-cone: r + (1 + α)·1 with α the largest of
+// −0.99 and −r_i over the r_i ≤ 0.
+func toOrthant(r []float64) []float64 {
+	alpha := -ipmGamma
+	for _, v := range r {
+		if v <= 0 && -v > alpha {
+			alpha = -v
+		}
+	}
+	out := make([]float64, len(r))
+	for i, v := range r {
+		out[i] = v + 1 + alpha
+	}
+	return out
+}
+
+// step takes one predictor-corrector step from st.
+func (k *ipmKKT) step(q *ipmProblem, st *ipmState, rx, rz []float64, rt, mu float64) error {
+	m := len(st.s)
+	d2 := make([]float64, m)
+	w := make([]float64, m)   // NT scaling √(s/z)
+	lam := make([]float64, m) // √(s∘z)
+	for i := range d2 {
+		d2[i] = st.s[i] / st.z[i]
+		w[i] = math.Sqrt(d2[i])
+		lam[i] = math.Sqrt(st.s[i] * st.z[i])
+	}
+	if err := k.factor(q, d2); err != nil {
+		return err
+	}
+	negC := make([]float64, len(q.c))
+	for j := range negC {
+		negC[j] = -q.c[j]
+	}
+	dx1, dz1 := k.solve(q, negC, q.h)
+	bz := make([]float64, m)
+	for i := range bz {
+		bz[i] = -rz[i] + st.s[i]
+	}
+	dx2, dz2 := k.solve(q, rx, bz)
+	denom := st.kap/st.tau - wdot(q.c, dx1, q.v) - wdot(q.h, dz1, q.w)
+	if denom == 0 || math.IsNaN(denom) {
+		return errors.New("degenerate τ equation")
+	}
+	// Affine (predictor) direction.
+	dtauA := (rt - st.kap + wdot(q.c, dx2, q.v) + wdot(q.h, dz2, q.w)) / denom
+	wdzA := make([]float64, m)
+	dsA := make([]float64, m) // W⁻¹·ds
+	for i := range wdzA {
+		wdzA[i] = w[i] * (dz2[i] + dtauA*dz1[i])
+		dsA[i] = -wdzA[i] - lam[i]
+	}
+	dkapA := -st.kap - st.kap/st.tau*dtauA
+	alphaA := stepLength(lam, dsA, wdzA, st.tau, dtauA, st.kap, dkapA)
+	sigma := math.Min(ipmSigmaMax, math.Max(ipmSigmaMin, math.Pow(1-alphaA, 3)))
+	// Combined (corrector) direction.
+	ds1 := make([]float64, m)
+	bx := make([]float64, len(rx))
+	for j := range bx {
+		bx[j] = (1 - sigma) * rx[j]
+	}
+	for i := range ds1 {
+		ds1[i] = lam[i]*lam[i] + dsA[i]*wdzA[i] - sigma*mu
+		bz[i] = -(1-sigma)*rz[i] + w[i]*(ds1[i]/lam[i])
+	}
+	dx2, dz2 = k.solve(q, bx, bz)
+	bkap := st.kap*st.tau + dkapA*dtauA - sigma*mu
+	dtau := ((1-sigma)*rt - bkap/st.tau + wdot(q.c, dx2, q.v) + wdot(q.h, dz2, q.w)) / denom
+	dx := make([]float64, len(dx2))
+	for j := range dx {
+		dx[j] = dx2[j] + dtau*dx1[j]
+	}
+	dz := make([]float64, m)
+	wdz := make([]float64, m)
+	dsW := make([]float64, m)
+	for i := range dz {
+		dz[i] = dz2[i] + dtau*dz1[i]
+		wdz[i] = w[i] * dz[i]
+		dsW[i] = -(ds1[i]/lam[i] + wdz[i])
+	}
+	dkap := -(bkap + st.kap*dtau) / st.tau
+	alpha := stepLength(lam, dsW, wdz, st.tau, dtau, st.kap, dkap) * ipmGamma
+	for j := range st.x {
+		st.x[j] += alpha * dx[j]
+	}
+	for i := range st.s {
+		st.s[i] += alpha * w[i] * dsW[i]
+		st.z[i] += alpha * dz[i]
+	}
+	st.tau += alpha * dtau
+	st.kap += alpha * dkap
+	for i := range st.s {
+		if !(st.s[i] > 0 && st.z[i] > 0) {
+			return errors.New("iterate left the orthant")
+		}
+	}
+	if !(st.tau > 0 && st.kap > 0) {
+		return errors.New("τ or κ left the orthant")
+	}
+	return nil
+}
+
+// stepLength is the largest step α ≤ 0.999 (and ≥ 1e-6) keeping λ + α·ds,
+// λ + α·dz, τ + α·dτ and κ + α·dκ non-negative, in the scaled variables.
+func stepLength(lam, ds, dz []float64, tau, dtau, kap, dkap float64) float64 {
+	rhoMin, sigMin := math.Inf(1), math.Inf(1)
+	for i := range lam {
+		rhoMin = math.Min(rhoMin, ds[i]/lam[i])
+		sigMin = math.Min(sigMin, dz[i]/lam[i])
+	}
+	alpha := 10.0
+	if len(lam) > 0 {
+		low := math.Min(rhoMin, sigMin)
+		alpha = 1 / ipmTiny
+		if low < 0 {
+			alpha = 1 / -low
+		}
+	}
+	if t := -tau / dtau; t > 0 && t < alpha {
+		alpha = t
+	}
+	if t := -kap / dkap; t > 0 && t < alpha {
+		alpha = t
+	}
+	return math.Max(ipmStepMin, math.Min(ipmStepMax, alpha))
+}
+
+// g is G·x.
+func (q *ipmProblem) g(x []float64) []float64 {
+	out := make([]float64, len(q.rows))
+	for i, r := range q.rows {
+		for _, t := range r {
+			out[i] += t.Coef * x[t.Var]
+		}
+	}
+	return out
+}
+
+// gtOmega is GᵀΩ·y.
+func (q *ipmProblem) gtOmega(y []float64) []float64 {
+	out := make([]float64, len(q.c))
+	for i, r := range q.rows {
+		f := q.w[i] * y[i]
+		for _, t := range r {
+			out[t.Var] += t.Coef * f
+		}
+	}
+	return out
+}
+
+func sq(x float64) float64 { return x * x }
+
+// wdot is Σ w_i a_i b_i.
+func wdot(a, b, w []float64) float64 {
+	s := 0.0
+	for i := range a {
+		s += w[i] * a[i] * b[i]
+	}
+	return s
+}
+
+// wnorm is √(Σ w_i a_i²).
+func wnorm(a, w []float64) float64 { return math.Sqrt(wdot(a, a, w)) }
