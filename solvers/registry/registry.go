@@ -11,6 +11,7 @@ import (
 	"fairbench/solvers/gavelsp"
 	"fairbench/solvers/isolated"
 	"fairbench/solvers/nash"
+	"fairbench/solvers/oef"
 	"fairbench/solvers/sjf"
 	"fairbench/solvers/sjfbsbf"
 	"fairbench/solvers/themis"
@@ -47,6 +48,8 @@ func Default() *solvers.Registry {
 		{Name: nash.PAName, Summary: nash.PASummary, New: nash.NewPA, Report: solvers.ReportAs[nash.Stats]},
 		{Name: nash.CEEIName, Summary: nash.CEEISummary, New: nash.NewCEEI, Report: solvers.ReportAs[nash.Stats]},
 		{Name: gavelsp.Name, Summary: gavelsp.Summary, New: gavelsp.New, Report: solvers.ReportAs[nash.Stats]},
+		{Name: oef.Name, Summary: oef.Summary, New: oef.New, Report: solvers.ReportAs[oef.Stats]},
+		{Name: oef.NonCoopName, Summary: oef.NonCoopSummary, New: oef.NewNonCoop, Report: solvers.ReportAs[oef.Stats]},
 		{Name: themis.Name, Summary: themis.Summary, New: themis.New, Report: solvers.ReportAs[themis.Stats]},
 	}, gavel.Entries()...) { // the Gavel LP family: gavel-las, gavel-las-agnostic, gavel-ftf, ...
 		if len(e.Claims) > 0 {
