@@ -2,6 +2,7 @@ package microbench
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"fairbench/models"
@@ -10,7 +11,7 @@ import (
 )
 
 // Benchmarks of the fair-division policies of issue 21 (nash, nash-pa,
-// ceei, gavel-strategy-proof, themis): one decision for 2,048 active jobs
+// ceei, gavel-strategy-proof, themis, oef, oef-noncoop): one decision for 2,048 active jobs
 // on 1,536 GPUs (512 each of V100, P100 and K80), the size of Gavel's LP
 // scaling figure, with the jobs spread round-robin over 16 users of weights
 // 1–4:
@@ -38,14 +39,19 @@ func divisionSnapshot(tb testing.TB, n int) *models.Snapshot {
 
 func BenchmarkFairDivision2048(b *testing.B) {
 	s := divisionSnapshot(b, 2048)
-	for _, name := range []string{"nash", "nash-pa", "ceei", "gavel-strategy-proof", "themis"} {
+	for _, name := range []string{"nash", "nash-pa", "ceei", "gavel-strategy-proof", "themis", "oef", "oef-noncoop"} {
+		// No time limit where the policy has one (OEF has no options).
+		opts := map[string]any{"time_limit": 0}
+		if strings.HasPrefix(name, "oef") {
+			opts = nil
+		}
 		b.Run(name, func(b *testing.B) {
 			var p solvers.Policy
 			var a models.Allocation
 			for b.Loop() {
 				var err error
 				// A fresh policy per decision: themis keeps leases.
-				if p, err = registry.Default().New(name, solvers.Config{Options: map[string]any{"time_limit": 0}}); err != nil {
+				if p, err = registry.Default().New(name, solvers.Config{Options: opts}); err != nil {
 					b.Fatal(err)
 				}
 				if a, err = p.Allocate(s); err != nil {
