@@ -92,6 +92,9 @@ func (p *Policy) Allocate(s *models.Snapshot) (models.Allocation, error) {
 	if err != nil {
 		return models.Allocation{}, fmt.Errorf("%s: %w", Name, err)
 	}
+	if len(b.Market.Classes) == 0 { // no job can run anywhere
+		return models.Allocation{}, nil
+	}
 	sv := p.opt.Solver(p.backend)
 	sol, err := sv.Solve(b.Market)
 	if err != nil {

@@ -33,11 +33,15 @@ func (b *base) Triggers() models.Trigger { return models.AtRound }
 // Report returns the run's Stats.
 func (b *base) Report() any { st := b.stats; return &st }
 
-// market builds s's user market and the decision's solver.
+// market builds s's user market and the decision's solver (nil when no
+// job can run).
 func (b *base) market(s *models.Snapshot) (*Built, Solver, error) {
 	m, err := UserMarket(s, b.opt.Aggregate)
 	if err != nil {
 		return nil, Solver{}, fmt.Errorf("%s: %w", b.name, err)
+	}
+	if len(m.Market.Classes) == 0 { // no job can run anywhere
+		return nil, Solver{}, nil
 	}
 	return m, b.opt.Solver(b.backend), nil
 }
@@ -68,7 +72,7 @@ func (p *Nash) Allocate(s *models.Snapshot) (models.Allocation, error) {
 		return models.Allocation{}, nil
 	}
 	b, sv, err := p.market(s)
-	if err != nil {
+	if err != nil || b == nil {
 		return models.Allocation{}, err
 	}
 	sol, err := sv.Solve(b.Market)
@@ -108,7 +112,7 @@ func (p *PA) Allocate(s *models.Snapshot) (models.Allocation, error) {
 		return models.Allocation{}, nil
 	}
 	b, sv, err := p.market(s)
-	if err != nil {
+	if err != nil || b == nil {
 		return models.Allocation{}, err
 	}
 	sol, err := sv.Solve(b.Market)
@@ -167,7 +171,7 @@ func (p *CEEI) Allocate(s *models.Snapshot) (models.Allocation, error) {
 		return models.Allocation{}, nil
 	}
 	b, sv, err := p.market(s)
-	if err != nil {
+	if err != nil || b == nil {
 		return models.Allocation{}, err
 	}
 	sol, cert, err := sv.CEEI(b.Market)

@@ -3,6 +3,7 @@ package nash
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"fairbench/fairness"
@@ -68,7 +69,8 @@ func outcome(t *testing.T, p solvers.Policy, in *models.Instance) (*fairness.Div
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := Speeds(s); err != nil {
+	_, speeds, err := Speeds(s)
+	if err != nil || slices.ContainsFunc(speeds, func(v []float64) bool { return v == nil }) {
 		return nil, nil
 	}
 	a, err := p.Allocate(s)

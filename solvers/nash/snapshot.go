@@ -20,7 +20,9 @@ type Built struct {
 }
 
 // Speeds reads the snapshot's throughputs: T[j][g] for every active job and
-// type, and an error naming the first job that no type can run.
+// type. A job that no type can run (every figure 0, or a gang larger than
+// every type) has no speeds (nil): the markets leave it out, and it gets
+// nothing (a misreport can make a job look so).
 func Speeds(s *models.Snapshot) ([]string, [][]float64, error) {
 	types := s.Cluster.TypeNames()
 	out := make([][]float64, len(s.Jobs))
@@ -32,8 +34,12 @@ func Speeds(s *models.Snapshot) ([]string, [][]float64, error) {
 			out[i][g] = s.Throughput(&j.Job, t)
 			best = math.Max(best, out[i][g])
 		}
-		if best <= 0 {
-			return nil, nil, fmt.Errorf("job %d (type %q, gang %d) cannot run on any GPU type of the cluster", j.ID, j.Type, j.Gang)
+		fits := false
+		for g, t := range types {
+			fits = fits || (out[i][g] > 0 && j.Gang <= s.Cluster.Capacity(t))
+		}
+		if best <= 0 || !fits {
+			out[i] = nil
 		}
 	}
 	return types, out, nil
@@ -71,7 +77,9 @@ func UserMarket(s *models.Snapshot, aggregate bool) (*Built, error) {
 	}
 	buyer := map[string]int{}
 	for i := range s.Jobs {
-		buyer[s.Jobs[i].User] = -1
+		if speeds[i] != nil {
+			buyer[s.Jobs[i].User] = -1
+		}
 	}
 	for _, u := range s.Users {
 		if _, ok := buyer[u.Name]; ok && buyer[u.Name] < 0 {
@@ -83,8 +91,11 @@ func UserMarket(s *models.Snapshot, aggregate bool) (*Built, error) {
 	class := map[string]int{}
 	for i := range s.Jobs {
 		j := &s.Jobs[i]
-		bi := buyer[j.User]
-		if bi < 0 {
+		if speeds[i] == nil {
+			continue
+		}
+		bi, ok := buyer[j.User]
+		if !ok || bi < 0 {
 			return nil, fmt.Errorf("job %d: unknown user %q", j.ID, j.User)
 		}
 		a := normalised(speeds[i])
@@ -123,6 +134,9 @@ func JobMarket(s *models.Snapshot, aggregate bool) (*Built, error) {
 	class := map[string]int{}
 	for i := range s.Jobs {
 		j := &s.Jobs[i]
+		if speeds[i] == nil {
+			continue
+		}
 		a := normalised(speeds[i])
 		key := fmt.Sprint(i)
 		if aggregate {

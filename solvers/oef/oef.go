@@ -76,6 +76,9 @@ func (p *Policy) Allocate(s *models.Snapshot) (models.Allocation, error) {
 	if err != nil {
 		return models.Allocation{}, fmt.Errorf("%s: %w", p.name, err)
 	}
+	if len(b.Market.Classes) == 0 { // no job can run anywhere
+		return models.Allocation{}, nil
+	}
 	solve := NonCooperative
 	if p.coop {
 		solve = Cooperative
