@@ -15,7 +15,7 @@ APT_TEST := $(APT_RUN) python3-torch python3-torchvision chromium poppler-utils
 # they start themselves (Debian's slurm-wlm and munge).
 APT_TEST += slurm-wlm munge
 
-.PHONY: all deps test-deps apt build run test bench vet gate clean
+.PHONY: all deps test-deps apt build run test bench vet gate clean property-matrix
 
 all: build
 
@@ -61,6 +61,19 @@ vet: deps
 # claim's verdict changes (docs/checker.md, "The gate"). After an intended
 # change: ./bin/fairbench check --matrix --write-baseline check/baseline.json
 GATE_OUT := out/gate
+# The property matrix of README.md and docs/property-matrix.md: the checker's
+# verdicts (exit 1 = a claim violated, expected) joined with every policy's
+# run on the default scenario.
+# PM_SCENARIO: the scenario of the efficiency columns; empty for the
+# built-in default scenario (500 jobs: the Nash-family policies decide every
+# round there, over half an hour each on a loaded 2-core machine).
+PM_OUT ?= out/property-matrix
+PM_SCENARIO ?= runs/testdata/golden/hetero.yaml
+property-matrix: build
+	./$(BIN) check --matrix --out $(PM_OUT) --quiet || test $$? -eq 1
+	./$(BIN) simulate $(PM_SCENARIO) --out $(PM_OUT)/runs
+	./$(BIN) report $(PM_OUT)/runs --matrix $(PM_OUT)/check-matrix.json --out $(PM_OUT)/report --matrix-doc docs --readme README.md
+
 gate: build
 	./$(BIN) check --matrix --baseline check/baseline.json --out $(GATE_OUT) --junit $(GATE_OUT)/check-gate.xml --quiet
 

@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"fmt"
 	"html/template"
+	"regexp"
 	"strings"
 
 	"codeberg.org/go-fonts/liberation/liberationsansregular"
@@ -34,9 +35,12 @@ type htmlTable struct {
 }
 
 type htmlCell struct {
-	Text, Class string
-	Best        bool
+	Text, Class, Href string
+	Best              bool
 }
+
+// mdLink matches a cell that is one Markdown link, [text](href).
+var mdLink = regexp.MustCompile(`^\[([^\]]*)\]\(([^)]*)\)$`)
 
 func toHTMLTable(t *NamedTable) *htmlTable {
 	h := &htmlTable{ID: "table-" + t.Name, Title: t.Title, Caption: t.Caption, Name: t.Name, Header: t.Display.Header}
@@ -54,8 +58,12 @@ func toHTMLTable(t *NamedTable) *htmlTable {
 			if best {
 				class = append(class, "best")
 			}
+			href := ""
+			if m := mdLink.FindStringSubmatch(c); m != nil {
+				c, href = m[1], m[2]
+			}
 			// "12.5 ± 0.3" may wrap before the ± only.
-			cells = append(cells, htmlCell{Text: strings.ReplaceAll(c, " ± ", " ±\u00a0"), Class: strings.Join(class, " "), Best: best})
+			cells = append(cells, htmlCell{Text: strings.ReplaceAll(c, " ± ", " ±\u00a0"), Class: strings.Join(class, " "), Href: href, Best: best})
 		}
 		h.Rows = append(h.Rows, cells)
 	}
@@ -224,7 +232,7 @@ p.key { font-size: .85rem; color: #333; }
 </html>
 {{define "table"}}<div class="tablewrap"><table id="{{.ID}}">
 <thead><tr>{{range .Header}}<th>{{.}}</th>{{end}}</tr></thead>
-<tbody>{{range .Rows}}<tr>{{range .}}<td{{with .Class}} class="{{.}}"{{end}}{{if .Best}} title="best in this column"{{end}}>{{.Text}}</td>{{end}}</tr>
+<tbody>{{range .Rows}}<tr>{{range .}}<td{{with .Class}} class="{{.}}"{{end}}{{if .Best}} title="best in this column"{{end}}>{{if .Href}}<a href="{{.Href}}">{{.Text}}</a>{{else}}{{.Text}}{{end}}</td>{{end}}</tr>
 {{end}}</tbody></table></div>{{end}}
 `))
 

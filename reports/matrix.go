@@ -31,6 +31,9 @@ type MatrixRow struct {
 	Claimed string
 	// Result is pass, fail, skip or error (see ReadMatrix).
 	Result, Detail string
+	// Counterexample is the instance file of a violation, as the matrix
+	// names it ("" for none).
+	Counterexample string
 }
 
 // Matrix results.
@@ -118,7 +121,8 @@ func ReadMatrix(path string) (*Matrix, error) {
 				detail = append(detail, v)
 			}
 		}
-		m.Rows = append(m.Rows, MatrixRow{Policy: r["policy"], Property: r["property"], Claimed: claimed, Result: res, Detail: strings.Join(detail, "; ")})
+		m.Rows = append(m.Rows, MatrixRow{Policy: r["policy"], Property: r["property"], Claimed: claimed, Result: res,
+			Detail: strings.Join(detail, "; "), Counterexample: strings.TrimSpace(r["counterexample"])})
 	}
 	return m, errors.Join(errs...)
 }

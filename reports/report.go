@@ -124,11 +124,15 @@ func Build(s *Set, o Options) (*Report, error) {
 			Caption: "The measurements of " + o.Calibration.Path + ".", Data: t, Display: t})
 	}
 	if o.Matrix != nil {
-		f, t := matrixFigure(o.Matrix)
+		f, _ := matrixFigure(o.Matrix)
 		r.Figures = append(r.Figures, f)
-		r.Tables = append(r.Tables, &NamedTable{Name: "property_matrix", Title: "Property matrix",
-			Caption: "Result per policy and property from " + o.Matrix.Path + "; (claimed) marks a property the policy claims.",
-			Data:    f.Data, Display: t})
+		pm := NewPropertyMatrix(o.Matrix, s)
+		caption := "Result per policy and property from " + o.Matrix.Path + " (* = claimed; FAIL = a claimed property violated under its conditions, fail = violated, not claimed; each failure links its counterexample, a `fairbench check --replay` file)"
+		if s != nil {
+			caption += ", beside each policy's throughput (jobs finished per hour of makespan) and mean JCT on " + pm.Scenario + ": the efficiency cost of each guarantee"
+		}
+		r.Tables = append(r.Tables, &NamedTable{Name: "property_matrix", Title: "Property matrix", Caption: caption + ".",
+			Data: f.Data, Display: pm.Table()})
 	}
 	r.Figures = append(r.Figures, o.Figures...)
 	// Names must be unique: they are file names.

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
+	"fairbench/internal/atomicfile"
 	"fairbench/internal/version"
 	"fairbench/reports"
 )
@@ -22,7 +23,7 @@ import (
 const defaultReportOut = "report"
 
 func newReport(s *settings) *cobra.Command {
-	var calibration, matrix, title string
+	var calibration, matrix, matrixDoc, readme, title string
 	var dpi, workers int
 	cmd := &cobra.Command{
 		Use:   "report [RESULTS...] [--out DIR]",
@@ -86,9 +87,17 @@ claimed (true|false), detail.`,
 				}
 				o.Matrix = m
 			}
+			if (matrixDoc != "" || readme != "") && o.Matrix == nil {
+				return errors.New("report: --matrix-doc and --readme need --matrix")
+			}
 			rep, err := reports.Build(set, o)
 			if err != nil {
 				return err
+			}
+			if matrixDoc != "" {
+				if err := writeMatrixDoc(reports.NewPropertyMatrix(o.Matrix, set), matrixDoc, readme); err != nil {
+					return err
+				}
 			}
 			if err := rep.Write(out); err != nil {
 				return err
@@ -107,6 +116,8 @@ claimed (true|false), detail.`,
 	// report's own --out: its default differs from the results folder.
 	f.String("out", defaultReportOut, "folder for the report (replaced if it holds an earlier report)")
 	f.StringVar(&matrix, "matrix", "", "property matrix `FILE` from 'fairbench check --matrix' (CSV or JSON) to draw")
+	f.StringVar(&matrixDoc, "matrix-doc", "", "with --matrix: write the property matrix beside the runs' throughput and mean JCT to `DIR` (property-matrix.json, property-matrix.md, counterexamples/)")
+	f.StringVar(&readme, "readme", "", "with --matrix-doc: replace the generated property-matrix block of this Markdown `FILE` (links relative to it)")
 	f.StringVar(&title, "title", "", "report title (default \"fairbench report\")")
 	f.IntVar(&dpi, "dpi", reports.DefaultDPI, "PNG resolution")
 	f.IntVar(&workers, "jobs", runtime.NumCPU(), "figures to render in parallel")
@@ -135,4 +146,29 @@ func plural(n int, what string) string {
 		return "1 " + what
 	}
 	return fmt.Sprintf("%d %ss", n, what)
+}
+
+// writeMatrixDoc writes the property matrix files to dir and, when readme
+// is given, its table into readme's generated block, with links relative
+// to readme's folder.
+func writeMatrixDoc(pm *reports.PropertyMatrix, dir, readme string) error {
+	if err := pm.Write(dir); err != nil {
+		return err
+	}
+	if readme == "" {
+		return nil
+	}
+	rel, err := filepath.Rel(filepath.Dir(readme), dir)
+	if err != nil {
+		return fmt.Errorf("report: --readme %s: %w", readme, err)
+	}
+	doc, err := os.ReadFile(readme)
+	if err != nil {
+		return fmt.Errorf("report: --readme: %w", err)
+	}
+	out, err := reports.SpliceMatrix(doc, pm.Markdown(filepath.ToSlash(rel)+"/"))
+	if err != nil {
+		return fmt.Errorf("report: --readme %s: %w", readme, err)
+	}
+	return atomicfile.Write(readme, out)
 }

@@ -7,6 +7,10 @@ const (
 	gavelPaper    = "Narayanan et al., Heterogeneity-Aware Cluster Scheduling Policies for Deep Learning Workloads, OSDI 2020, §4.1"
 	gandivaPaper  = "Chaudhary et al., Balancing Efficiency and Fairness in Heterogeneous GPU Clusters for Deep Learning, EuroSys 2020, §3–4"
 	fftPaper      = "Mo, Xu, Lau, Fast and Fair Training for Deep Learning in Heterogeneous GPU Clusters, ICS 2025"
+	egPaper       = "Eisenberg, Gale, Consensus of subjective probabilities: the pari-mutuel method, Ann. Math. Stat. 30, 1959 (the maximiser of weighted Nash welfare); docs/algorithms/nash.md"
+	paPaper       = "Cole, Gkatzelis, Goel, Mechanism design for fair division: allocating divisible items without payments, EC 2013 (partial allocation); docs/algorithms/nash.md (5)"
+	ceeiNote      = "competitive equilibrium with the jobs' time caps (Varian, Equity, envy and efficiency, J. Econ. Theory 9, 1974; Hylland, Zeckhauser, JPE 87, 1979); every decision certified (docs/algorithms/ceei.md)"
+	oefPaper      = "Mo, Xu, Lau, Optimal Resource Efficiency with Fairness in Heterogeneous GPU Clusters, Middleware 2024 (arXiv 2403.18545); programs reconstructed in docs/algorithms/oef.md"
 	partitionNote = "static weighted partition (by construction): each user owns w_u/Σw of every type, all users counted, " +
 		"and its jobs fill their fastest types in arrival order, which is the best use of the slice when the user's jobs are alike"
 )
@@ -35,6 +39,41 @@ func Claims() map[string][]models.Claim {
 		},
 		"fft":       fftClaims(),
 		"fft-exact": fftClaims(),
+		// The fair-division mechanisms of issue 21, in the time-sharing
+		// model their proofs use (divisible). nash keeps envy-freeness and
+		// sharing incentive only where no job's time cap binds, a condition
+		// the checker cannot state yet (docs/algorithms/nash.md), so it
+		// claims Pareto efficiency only. themis's partial allocation is
+		// strategy-proof within one auction of fresh jobs, which one
+		// checked decision (24 rounds of leases) is not: it claims nothing
+		// (docs/algorithms/themis.md).
+		"nash": {
+			{Property: "pareto-efficient", Conditions: []string{models.Divisible}, Source: egPaper},
+		},
+		"nash-pa": {
+			{Property: "strategy-proof", Conditions: []string{models.Divisible}, Source: paPaper},
+		},
+		"ceei": {
+			{Property: "sharing-incentive", Conditions: []string{models.Divisible}, Source: ceeiNote},
+			{Property: "envy-free", Conditions: []string{models.Divisible}, Source: ceeiNote},
+			{Property: "pareto-efficient", Conditions: []string{models.Divisible}, Source: ceeiNote + "; first welfare theorem"},
+		},
+		// OEF's users are tenants with one speedup vector each, time-shared
+		// (divisible); the cooperative program states sharing incentive and
+		// envy-freeness, the non-cooperative one strategy-proofness
+		// (docs/algorithms/oef.md says what was inferred).
+		"oef": {
+			{Property: "sharing-incentive", Conditions: []string{models.Divisible, models.IdenticalJobsPerUser}, Source: oefPaper + ", cooperative environment"},
+			{Property: "envy-free", Conditions: []string{models.Divisible, models.IdenticalJobsPerUser}, Source: oefPaper + ", cooperative environment"},
+		},
+		"oef-noncoop": {
+			{Property: "strategy-proof", Conditions: []string{models.Divisible, models.IdenticalJobsPerUser}, Source: oefPaper + ", non-cooperative environment"},
+		},
+		"gavel-strategy-proof": {
+			// Gavel's agents are jobs: a user with several jobs lies for
+			// all of them at once, which the per-agent proof does not cover.
+			{Property: "strategy-proof", Conditions: []string{models.OneJobPerUser, models.Divisible}, Source: gavelPaper + " (max_min_fairness_strategy_proof.py); " + paPaper},
+		},
 	}
 }
 

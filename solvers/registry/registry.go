@@ -8,9 +8,13 @@ import (
 	"fairbench/solvers/fifo"
 	"fairbench/solvers/gandivafair"
 	"fairbench/solvers/gavel"
+	"fairbench/solvers/gavelsp"
 	"fairbench/solvers/isolated"
+	"fairbench/solvers/nash"
+	"fairbench/solvers/oef"
 	"fairbench/solvers/sjf"
 	"fairbench/solvers/sjfbsbf"
+	"fairbench/solvers/themis"
 	"fairbench/solvers/tiresias"
 )
 
@@ -40,6 +44,13 @@ func Default() *solvers.Registry {
 		{Name: sjfbsbf.FFSConsolidatedName, Summary: sjfbsbf.FFSConsolidatedSummary, New: sjfbsbf.NewFFSConsolidated, Report: solvers.ReportAs[sjfbsbf.Report]},
 		{Name: fft.Name, Summary: fft.Summary, New: fft.New, Report: solvers.ReportAs[fft.Report]},
 		{Name: fft.ExactName, Summary: fft.ExactSummary, New: fft.NewExact, Report: solvers.ReportAs[fft.Report]},
+		{Name: nash.Name, Summary: nash.Summary, New: nash.New, Report: solvers.ReportAs[nash.Stats]},
+		{Name: nash.PAName, Summary: nash.PASummary, New: nash.NewPA, Report: solvers.ReportAs[nash.Stats]},
+		{Name: nash.CEEIName, Summary: nash.CEEISummary, New: nash.NewCEEI, Report: solvers.ReportAs[nash.Stats]},
+		{Name: gavelsp.Name, Summary: gavelsp.Summary, New: gavelsp.New, Report: solvers.ReportAs[nash.Stats]},
+		{Name: oef.Name, Summary: oef.Summary, New: oef.New, Report: solvers.ReportAs[oef.Stats]},
+		{Name: oef.NonCoopName, Summary: oef.NonCoopSummary, New: oef.NewNonCoop, Report: solvers.ReportAs[oef.Stats]},
+		{Name: themis.Name, Summary: themis.Summary, New: themis.New, Report: solvers.ReportAs[themis.Stats]},
 	}, gavel.Entries()...) { // the Gavel LP family: gavel-las, gavel-las-agnostic, gavel-ftf, ...
 		if len(e.Claims) > 0 {
 			panic("registry: " + e.Name + " declares its claims in its own package; declare them in claims.go")

@@ -1,0 +1,331 @@
+package nash
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"time"
+
+	"fairbench/solvers/lp"
+)
+
+// Solution is an allocation of a Market with its utilities.
+type Solution struct {
+	// X[c][g] is the total time class c spends on type g.
+	X [][]float64
+	// U[i] is buyer i's utility.
+	U []float64
+	// Welfare is Σ_i w_i·log U_i at X.
+	Welfare float64
+	// Bound is an upper bound on the optimal welfare (the last outer
+	// approximation's optimum); Bound − Welfare bounds how far X is from
+	// optimal.
+	Bound float64
+	// Iterations is the number of LP solves of the cutting-plane loop.
+	Iterations int
+	// Exact reports that X is the optimum to rounding, found by polishing
+	// the cutting-plane point (see polish.go), with a duality gap below
+	// 1e-11·Σw; otherwise X is the cutting-plane point.
+	Exact bool
+	// Cert proves how close X is to the optimum (Certificate).
+	Cert *Certificate
+}
+
+// Solver computes Eisenberg–Gale allocations (see the package comment).
+// The zero value uses lp.Default(), the default tolerance and no deadline.
+type Solver struct {
+	// LP solves the outer approximations (nil: lp.Default()).
+	LP lp.Solver
+	// Tol is the absolute gap Bound − Welfare, in units of Σ_i w_i, at which
+	// the cutting-plane loop stops (0: DefaultTol).
+	Tol float64
+	// MaxIterations bounds the LP solves of one Solve (0:
+	// DefaultMaxIterations); the best point is then polished, and returned
+	// with its certificate's gap if the polish fails.
+	MaxIterations int
+	// Deadline, when set, stops a solve that has not converged by then with
+	// an error matching lp.ErrLimit.
+	Deadline time.Time
+}
+
+// Defaults of Solver.
+const (
+	// DefaultTol stops the loop when the welfare is within 1e-10·Σw of
+	// the optimum.
+	DefaultTol = 1e-10
+	// DefaultMaxIterations bounds the cutting-plane loop.
+	DefaultMaxIterations = 400
+)
+
+// polishEvery is how often (in LP solves) the cutting-plane loop tries to
+// polish its best point before it converges.
+const polishEvery = 10
+
+// kelley is the state of one cutting-plane solve: the LP with its cuts.
+// Each buyer's utility is measured in units of top_i, its stand-alone
+// bound, inside the LP (t_i approximates log(U_i/top_i)), which keeps the
+// cuts' coefficients within a few powers of ten; offset = Σ_i w_i·log top_i
+// turns the LP's objective back into welfare.
+type kelley struct {
+	m      *Market
+	p      lp.Problem
+	x      [][]int // variable of X[c][g], −1 where unusable
+	t      []int   // variable t_i
+	top    []float64
+	offset float64
+	cuts   [][]float64
+	lowest []float64
+}
+
+// Solve maximises Σ_i w_i·log U_i over the allocations of m by Kelley's
+// cutting-plane method: each buyer's log U_i is replaced by the minimum of
+// its tangents log u + (U_i − u)/u at points u, an LP that over-estimates
+// the welfare; after each LP solve a tangent is added at every buyer's new
+// utility, until the LP bound and the welfare of its solution differ by at
+// most Tol·Σw. Every LP optimum is a Pareto-efficient allocation (the
+// tangents increase with U_i), so the result is Pareto efficient up to the
+// LP solver's own tolerance whatever the gap. When no class's time cap is
+// needed at the optimum (a linear market), Polish replaces the point by the
+// exact equilibrium.
+func (s Solver) Solve(m *Market) (*Solution, error) {
+	if err := m.Validate(); err != nil {
+		return nil, err
+	}
+	backend := s.LP
+	if backend == nil {
+		backend = lp.Default()
+	}
+	tol, maxIter := s.Tol, s.MaxIterations
+	if tol <= 0 {
+		tol = DefaultTol
+	}
+	if maxIter <= 0 {
+		maxIter = DefaultMaxIterations
+	}
+	totalW := 0.0
+	for _, w := range m.Weights {
+		totalW += w
+	}
+	k := newKelley(m)
+	var best *Solution
+	var duals []float64
+	for it := 1; ; it++ {
+		if !s.Deadline.IsZero() && time.Now().After(s.Deadline) {
+			return nil, fmt.Errorf("nash: %d cutting-plane solves before the deadline: %w", it-1, lp.ErrLimit)
+		}
+		opt := lp.Options{}
+		if !s.Deadline.IsZero() {
+			opt.TimeLimit = time.Until(s.Deadline)
+			if opt.TimeLimit <= 0 {
+				return nil, fmt.Errorf("nash: deadline reached: %w", lp.ErrLimit)
+			}
+		}
+		res, err := backend.Solve(&k.p, opt)
+		if err != nil && errors.Is(err, lp.ErrSolver) && backend.Name() != (lp.Pure{}).Name() {
+			// CLP can stop on a badly scaled outer approximation ("optimal
+			// with secondary status 3": the unscaled problem keeps dual
+			// infeasibilities); the dense simplex settles it.
+			res, err = lp.Pure{}.Solve(&k.p, opt)
+		}
+		if err != nil {
+			if best != nil && !errors.Is(err, lp.ErrLimit) {
+				break // numerical trouble deep in the loop: polish what we have
+			}
+			return nil, fmt.Errorf("nash: outer approximation %d: %w", it, err)
+		}
+		x := k.allocation(res.X)
+		u := m.Utilities(x)
+		sol := &Solution{X: x, U: u, Welfare: m.Welfare(u), Bound: res.Objective + k.offset, Iterations: it}
+		if best == nil || sol.Welfare > best.Welfare {
+			best, duals = sol, res.Duals
+		}
+		best.Bound = math.Min(best.Bound, res.Objective+k.offset)
+		best.Iterations = it
+		if best.Bound-best.Welfare <= tol*totalW {
+			break
+		}
+		if it >= maxIter {
+			// Polish what we have; its certificate (or the gap it reports)
+			// says how far the point is from the optimum.
+			break
+		}
+		if it%polishEvery == 0 && len(duals) >= len(m.Caps)+len(m.Classes) {
+			// Many buyers make the cutting planes slow in the tail; the
+			// polish often finds the exact optimum from an early point.
+			if sol, cert := polish(m, best.X, capDuals(m, duals), timeDuals(m, duals)); sol != nil {
+				sol.Iterations, sol.Cert = it, cert
+				return sol, nil
+			}
+		}
+		added := false
+		for i := range m.Weights {
+			ti := res.X[k.t[i]]
+			ui := u[i] / k.top[i]
+			switch {
+			case ui <= 0:
+				k.cut(i, k.lowest[i]/4)
+				added = true
+			case math.Log(ui) < ti-1e-15*math.Max(1, math.Abs(ti)):
+				added = k.cut(i, ui) || added
+			}
+		}
+		if !added {
+			break // no buyer's tangent can tighten: the LP point is optimal to rounding
+		}
+	}
+	return finish(m, best, duals, backend)
+}
+
+// finish polishes the cutting-plane point and attaches a certificate: the
+// polished one, else one from the LP's duals (capacity and time rows), else
+// one computed by Certify.
+func finish(m *Market, best *Solution, duals []float64, backend lp.Solver) (*Solution, error) {
+	var p, lam []float64
+	if len(duals) >= len(m.Caps)+len(m.Classes) {
+		p, lam = capDuals(m, duals), timeDuals(m, duals)
+	} else {
+		cert, err := Certify(m, best.X, backend)
+		if err != nil {
+			return nil, err
+		}
+		p, lam = cert.Prices, cert.Rents
+	}
+	if sol, cert := polish(m, best.X, p, lam); sol != nil {
+		sol.Iterations = best.Iterations
+		sol.Cert = cert
+		return sol, nil
+	}
+	cert := &Certificate{Prices: p, Rents: lam, Dual: Dual(m, p, lam)}
+	cert.Gap = cert.Dual - best.Welfare
+	if len(duals) > 0 {
+		// The LP's duals can sit at a degenerate vertex that misleads the
+		// active-set guess; Certify's cheapest prices are a second start.
+		c2, err := Certify(m, best.X, backend)
+		if err != nil {
+			return nil, err
+		}
+		if sol, cert := polish(m, best.X, c2.Prices, c2.Rents); sol != nil {
+			sol.Iterations = best.Iterations
+			sol.Cert = cert
+			return sol, nil
+		}
+		if c2.Gap < cert.Gap || math.IsNaN(cert.Gap) {
+			cert = c2
+		}
+	}
+	best.Cert = cert
+	return best, nil
+}
+
+// capDuals are the cutting-plane LP's duals of the capacity rows (the
+// first rows): the prices p_g of its optimum.
+func capDuals(m *Market, duals []float64) []float64 {
+	p := make([]float64, len(m.Caps))
+	for g := range p {
+		p[g] = math.Max(0, duals[g])
+	}
+	return p
+}
+
+// timeDuals are its duals of the time rows (after the capacity rows): the
+// rents λ_c.
+func timeDuals(m *Market, duals []float64) []float64 {
+	lam := make([]float64, len(m.Classes))
+	for c := range lam {
+		lam[c] = math.Max(0, duals[len(m.Caps)+c])
+	}
+	return lam
+}
+
+func newKelley(m *Market) *kelley {
+	k := &kelley{m: m, p: lp.Problem{Sense: lp.Maximize}}
+	nb := len(m.Weights)
+	k.t = make([]int, nb)
+	k.cuts = make([][]float64, nb)
+	k.lowest = make([]float64, nb)
+	for i, w := range m.Weights {
+		k.t[i] = len(k.p.Vars)
+		k.p.Vars = append(k.p.Vars, lp.Var{Name: fmt.Sprintf("t[%d]", i), Lower: math.Inf(-1), Upper: math.Inf(1), Obj: w})
+	}
+	for g, c := range m.Caps {
+		k.p.Rows = append(k.p.Rows, lp.Row{Name: fmt.Sprintf("cap[%d]", g), Lower: math.Inf(-1), Upper: c})
+	}
+	k.x = make([][]int, len(m.Classes))
+	top := make([]float64, nb)
+	for c, cl := range m.Classes {
+		row := len(k.p.Rows)
+		k.p.Rows = append(k.p.Rows, lp.Row{Name: fmt.Sprintf("time[%d]", c), Lower: math.Inf(-1), Upper: cl.Count})
+		k.x[c] = make([]int, len(m.Caps))
+		best, room := 0.0, 0.0
+		for g := range m.Caps {
+			k.x[c][g] = -1
+			if !m.Usable(c, g) {
+				continue
+			}
+			v := len(k.p.Vars)
+			k.x[c][g] = v
+			k.p.Vars = append(k.p.Vars, lp.Var{Name: fmt.Sprintf("X[%d][%d]", c, g), Upper: math.Inf(1)})
+			k.p.Rows[row].Coefs = append(k.p.Rows[row].Coefs, lp.Term{Var: v, Coef: 1})
+			k.p.Rows[g].Coefs = append(k.p.Rows[g].Coefs, lp.Term{Var: v, Coef: cl.Gang})
+			best = math.Max(best, cl.Value[g])
+			room += m.Caps[g] / cl.Gang
+		}
+		top[cl.Buyer] += best * math.Min(cl.Count, room)
+	}
+	// Initial tangents on a geometric grid below each buyer's stand-alone
+	// bound, so that every t_i is bounded and U_i = 0 is never attractive;
+	// the loop adds lower ones if a buyer's utility falls below them.
+	k.top = top
+	for i, w := range m.Weights {
+		k.offset += w * math.Log(top[i])
+		for u, n := 1.0, 0; n < 6; u, n = u/4, n+1 {
+			k.cut(i, u)
+		}
+	}
+	return k
+}
+
+// cut adds the tangent t_i ≤ log u − 1 + (U_i/top_i)/u; it reports false
+// when a tangent at (nearly) the same point is already there.
+func (k *kelley) cut(i int, u float64) bool {
+	if !(u > 0) || math.IsInf(u, 0) {
+		return false
+	}
+	for _, v := range k.cuts[i] {
+		if math.Abs(v-u) <= 1e-13*u {
+			return false
+		}
+	}
+	k.cuts[i] = append(k.cuts[i], u)
+	if k.lowest[i] == 0 || u < k.lowest[i] {
+		k.lowest[i] = u
+	}
+	row := lp.Row{Name: fmt.Sprintf("cut[%d,%d]", i, len(k.cuts[i])), Lower: math.Inf(-1), Upper: math.Log(u) - 1}
+	row.Coefs = append(row.Coefs, lp.Term{Var: k.t[i], Coef: 1})
+	for c, cl := range k.m.Classes {
+		if cl.Buyer != i {
+			continue
+		}
+		for g, v := range k.x[c] {
+			if v >= 0 {
+				row.Coefs = append(row.Coefs, lp.Term{Var: v, Coef: -cl.Value[g] / (k.top[i] * u)})
+			}
+		}
+	}
+	k.p.Rows = append(k.p.Rows, row)
+	return true
+}
+
+// allocation reads X from an LP solution, with negative noise cut to 0.
+func (k *kelley) allocation(v []float64) [][]float64 {
+	x := make([][]float64, len(k.m.Classes))
+	for c := range x {
+		x[c] = make([]float64, len(k.m.Caps))
+		for g, idx := range k.x[c] {
+			if idx >= 0 && v[idx] > 0 {
+				x[c][g] = v[idx]
+			}
+		}
+	}
+	return x
+}
