@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"fairbench/models"
+	"fairbench/solvers/registry"
 )
 
 // baselineMatrix is a small matrix by hand: policy p claims envy-free
@@ -63,6 +64,19 @@ func TestBaselineRoundTripAndCompare(t *testing.T) {
 			t.Errorf("%s: changes %v, want %q", c.name, got, c.want)
 		}
 	}
+	// A policy the matrix skipped (check --matrix --skip) keeps its
+	// baseline entries without a "stale" change; one removed without being
+	// skipped is stale.
+	skipped := baselineMatrix()
+	skipped.Policies, skipped.Skipped = nil, []string{"p"}
+	if c := back.Compare(skipped); len(c) != 0 {
+		t.Errorf("a skipped policy's entries: %v, want no change", c)
+	}
+	removed := baselineMatrix()
+	removed.Policies = nil
+	if c := Failing(back.Compare(removed)); len(c) != 3 || c[0].Kind != "stale" {
+		t.Errorf("a removed policy's entries: %v, want 3 stale", c)
+	}
 	// A new claim that holds is reported, not failed.
 	mm := baselineMatrix()
 	mm.Policies[0].Results[3].Claimed, mm.Policies[0].Results[3].Status = true, Holds
@@ -84,5 +98,15 @@ func TestReadBaselineRefusesBadFiles(t *testing.T) {
 		if _, err := ReadBaseline(strings.NewReader(c.in)); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: %v, want %q", c.in, err, c.want)
 		}
+	}
+}
+
+// TestSkipUnknownPolicy: --skip must name registered policies (a typo would
+// silently check a policy meant to be left out, or skip nothing).
+func TestSkipUnknownPolicy(t *testing.T) {
+	t.Parallel()
+	_, err := RunMatrixSkipping(registry.Default(), Config{}, []string{"gavel-lass"})
+	if err == nil || !strings.Contains(err.Error(), `cannot skip "gavel-lass"`) {
+		t.Errorf("error %v, want one naming the unknown policy", err)
 	}
 }
