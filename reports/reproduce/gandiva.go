@@ -201,20 +201,80 @@ func perUserRange(which string) func(r *Results) string {
 // perUserTable is, per point and user, throughput and mean JCT with and
 // without trading and their ratios.
 func perUserTable(r *Results) *reports.NamedTable {
-	t := &reports.Table{Header: []string{"point", "user", "throughput, trading ÷ not", "mean JCT, no trading ÷ trading", "loses?"}}
+	t := &reports.Table{Header: []string{"point", "user", "throughput, trading ÷ not", "mean JCT, no trading ÷ trading",
+		"GPU-h held, trading ÷ not", "share after ÷ before trades", "loses?"}}
 	for _, p := range r.Set.Points {
 		users, tput, jct := userRatios(r, p)
+		held, traded := userHoldings(r, p)
 		for _, u := range users {
 			lose := "no"
 			if tput[u] < 1-claimSlack || jct[u] < 1-claimSlack {
 				lose = "yes"
 			}
-			t.Rows = append(t.Rows, []string{r.Set.ShortLabel(p), u, fmt.Sprintf("%.3f", tput[u]), fmt.Sprintf("%.3f", jct[u]), lose})
+			t.Rows = append(t.Rows, []string{r.Set.ShortLabel(p), u, fmt.Sprintf("%.3f", tput[u]), fmt.Sprintf("%.3f", jct[u]),
+				fmt.Sprintf("%.3f", held[u]), fmt.Sprintf("%.3f", traded[u]), lose})
 		}
 	}
 	return &reports.NamedTable{Name: "users-trading", Title: "Per user: trading ÷ no trading",
-		Caption: "Each user's throughput in its own terms (steps of its jobs per hour in which it has an active job) with trading ÷ without, and its mean JCT without ÷ with: both above 1 when trading helps the user. Gandiva_fair claims no user loses (\"without affecting fairness guarantees of any user\"). Means over seeds.",
+		Caption: "Each user's throughput in its own terms (steps of its jobs per hour in which it has an active job) with trading ÷ without, and its mean JCT without ÷ with: both above 1 when trading helps the user. Gandiva_fair claims no user loses (\"without affecting fairness guarantees of any user\"). GPU-h held is the user's GPU time with trading ÷ without; share after ÷ before is its GPU share summed over types after the market ÷ before it (above 1: a net seller of fast GPUs, paid in more slow ones). A user that holds more GPU time with trading yet loses throughput was paid in slow GPUs worth less to its jobs than the market's speedup for it said. Means over seeds.",
 		Data:    t, Display: t}
+}
+
+// userHoldings is, per user at point p, its GPU time held with trading ÷
+// without (the simulator's count) and its share after the market ÷ before
+// it (gandiva-fair's report), means over the seeds both policies ran.
+func userHoldings(r *Results, p *reports.Point) (held, traded map[string]float64) {
+	with, without := map[int64]map[string]float64{}, map[int64]map[string]float64{}
+	held, traded = map[string]float64{}, map[string]float64{}
+	nt := map[string]int{}
+	for _, run := range r.Set.Runs {
+		if run.Point != p {
+			continue
+		}
+		m := map[string]float64{}
+		for _, u := range run.Record.Result.Users {
+			m[u.Name] = u.GPUSeconds
+		}
+		switch run.Record.Policy {
+		case r.policy("gandiva-fair"):
+			with[run.Record.Seed] = m
+			if rep, ok := run.Record.Result.PolicyReport.(*gandivafair.Report); ok && rep != nil {
+				for _, u := range rep.Users {
+					if b := sumValues(u.ShareBefore); b > 0 {
+						traded[u.Name] += sumValues(u.ShareAfter) / b
+						nt[u.Name]++
+					}
+				}
+			}
+		case r.policy("gandiva-fair-notrade"):
+			without[run.Record.Seed] = m
+		}
+	}
+	nh := map[string]int{}
+	for seed, w := range with {
+		for u, a := range w {
+			if b := without[seed][u]; b > 0 {
+				held[u] += a / b
+				nh[u]++
+			}
+		}
+	}
+	for u, n := range nh {
+		held[u] /= float64(n)
+	}
+	for u, n := range nt {
+		traded[u] /= float64(n)
+	}
+	return held, traded
+}
+
+// sumValues is the sum of m's values.
+func sumValues(m map[string]float64) float64 {
+	s := 0.0
+	for _, v := range m {
+		s += v
+	}
+	return s
 }
 
 // lowestShare is the lowest user's GPU time held ÷ entitled, mean over
