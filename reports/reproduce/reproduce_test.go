@@ -178,7 +178,7 @@ func TestMissingPolicyIsSkipped(t *testing.T) {
 // job type.
 func TestHPOTrace(t *testing.T) {
 	t.Parallel()
-	a, b := gandivaTraces(hpoContended)(true)[hpoTraceName(2020)], gandivaTraces(hpoContended)(true)[hpoTraceName(2020)]
+	a, b := gandivaTraces(hpoContended, false)(true)[hpoTraceName(2020)], gandivaTraces(hpoContended, false)(true)[hpoTraceName(2020)]
 	if !bytes.Equal(a, b) {
 		t.Fatal("the trace differs between calls")
 	}
@@ -231,11 +231,11 @@ func TestPolicyOptions(t *testing.T) {
 }
 
 // The Gandiva_fair preset's trace is the generator's output for seed 2020:
-// regenerate it (write gandivaTraces(hpoContended)(false)) when hpo.go
+// regenerate it (write gandivaTraces(hpoContended, false)(false)) when hpo.go
 // changes.
 func TestGandivaPresetTrace(t *testing.T) {
 	t.Parallel()
-	want := gandivaTraces(hpoContended)(false)[hpoTraceName(2020)]
+	want := gandivaTraces(hpoContended, false)(false)[hpoTraceName(2020)]
 	got, err := examples.Read(hpoTraceName(2020))
 	if err != nil {
 		t.Fatal(err)
