@@ -43,7 +43,8 @@ func TestRhoByLength(t *testing.T) {
 		t.Errorf("b, shortest: %v, want %v", got[4], want)
 	}
 	// b's longest quarter: jobs 6 (iso 7 h, wait 6, ρ 13/7) and 7 (iso 8 h,
-	// wait 7, ρ 15/8): mean ρ (1.857 + 1.875)/2 = 1.87, mean wait 6.5 h.
+	// wait 7, ρ 15/8): mean ρ (1.857 + 1.875)/2 = 1.87, mean wait 6.5 h,
+	// contention (7 + 8)/2 = 7.5.
 	if want := []string{"", "b", "longest quarter", "2", "0%", "1.87", "6.50", "1.00", "7.5"}; !reflect.DeepEqual(got[7], want) {
 		t.Errorf("b, longest: %v, want %v", got[7], want)
 	}
