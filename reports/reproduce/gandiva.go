@@ -218,7 +218,7 @@ func perUserTable(r *Results) *reports.NamedTable {
 		}
 	}
 	return &reports.NamedTable{Name: "users-trading", Title: "Per user: trading ÷ no trading",
-		Caption: "Each user's throughput in its own terms (steps of its jobs per hour in which it has an active job) with trading ÷ without, and its mean JCT without ÷ with: both above 1 when trading helps the user. Gandiva_fair claims no user loses (\"without affecting fairness guarantees of any user\"). GPU-h held is the user's GPU time with trading ÷ without; share after ÷ before is its GPU share summed over types after the market ÷ before it (above 1: a net seller of fast GPUs, paid in more slow ones). A user that holds more GPU time with trading yet loses throughput was paid in slow GPUs worth less to its jobs than the market's speedup for it said. Means over seeds.",
+		Caption: "Each user's throughput in its own terms (steps of its jobs per hour in which it has an active job) with trading ÷ without, and its mean JCT without ÷ with: both above 1 when trading helps the user. Gandiva_fair claims no user loses (\"without affecting fairness guarantees of any user\"). GPU-h held is the user's GPU time with trading ÷ without; share after ÷ before is its GPU share summed over types after the market ÷ before it (above 1: a net seller of fast GPUs, paid in more slow ones). Means over seeds.",
 		Data:    t, Display: t}
 }
 
