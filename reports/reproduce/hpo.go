@@ -33,6 +33,9 @@ type hpoTrace struct {
 	// GPUs are the cluster's GPU types: a sweep's gang is drawn among the
 	// sizes its job type has a consolidated figure for on every one of them.
 	GPUs []string
+	// OneGPU makes every job take one GPU (the gang draw still consumes its
+	// random number, so the sweeps' arrivals and lengths are unchanged).
+	OneGPU bool
 }
 
 // Gavel's Philly-like durations (Narayanan et al., OSDI 2020, §7.1; see
@@ -110,6 +113,9 @@ func (h hpoTrace) csv() []byte {
 				base = 60 * math.Pow(10, 3+rng.Float64())
 			}
 			gang := h.gang(h.Users[u].JobType, rng.Float64())
+			if h.OneGPU {
+				gang = 1
+			}
 			for range n {
 				rows = append(rows, row{at: t * 3600, user: u, gang: gang, durSec: base * (0.5 + rng.Float64())})
 			}

@@ -178,7 +178,7 @@ func TestMissingPolicyIsSkipped(t *testing.T) {
 // job type.
 func TestHPOTrace(t *testing.T) {
 	t.Parallel()
-	a, b := gandivaTraces(hpoContended)(true)[hpoTraceName(2020)], gandivaTraces(hpoContended)(true)[hpoTraceName(2020)]
+	a, b := gandivaTraces(hpoContended, false)(true)[hpoTraceName(2020)], gandivaTraces(hpoContended, false)(true)[hpoTraceName(2020)]
 	if !bytes.Equal(a, b) {
 		t.Fatal("the trace differs between calls")
 	}
@@ -231,16 +231,53 @@ func TestPolicyOptions(t *testing.T) {
 }
 
 // The Gandiva_fair preset's trace is the generator's output for seed 2020:
-// regenerate it (write gandivaTraces(hpoContended)(false)) when hpo.go
+// regenerate it (write gandivaTraces(hpoContended, false)(false)) when hpo.go
 // changes.
 func TestGandivaPresetTrace(t *testing.T) {
 	t.Parallel()
-	want := gandivaTraces(hpoContended)(false)[hpoTraceName(2020)]
+	want := gandivaTraces(hpoContended, false)(false)[hpoTraceName(2020)]
 	got, err := examples.Read(hpoTraceName(2020))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !bytes.Equal(got, want) {
 		t.Error("scenarios/examples/gandiva-fair-2020.trace.csv differs from the generator's output")
+	}
+}
+
+// TestHPOTraceOneGPU: the one-GPU trace is the default trace with every
+// gang set to 1: the same users, job types, arrivals and durations.
+func TestHPOTraceOneGPU(t *testing.T) {
+	t.Parallel()
+	rows := func(oneGPU bool) [][]string {
+		var out [][]string
+		for _, l := range strings.Split(strings.TrimSpace(string(gandivaTraces(hpoContended, oneGPU)(true)[hpoTraceName(2020)])), "\n") {
+			if !strings.HasPrefix(l, "#") && !strings.HasPrefix(l, "arrival") {
+				f := strings.Split(l, ",")
+				out = append(out, f)
+			}
+		}
+		return out
+	}
+	def, one := rows(false), rows(true)
+	if len(def) != len(one) {
+		t.Fatalf("%d rows, want %d", len(one), len(def))
+	}
+	multi := 0
+	for i := range def {
+		n := len(def[i])
+		if one[i][n-2] != "1" {
+			t.Errorf("row %d: gang %s, want 1", i, one[i][n-2])
+		}
+		if def[i][n-2] != "1" {
+			multi++
+		}
+		one[i][n-2] = def[i][n-2]
+		if !slices.Equal(def[i], one[i]) {
+			t.Errorf("row %d: %v, want %v but for the gang", i, one[i], def[i])
+		}
+	}
+	if multi == 0 {
+		t.Error("the default trace has no multi-GPU job: the test shows nothing")
 	}
 }

@@ -93,7 +93,7 @@ func (p *FFT) restoreSeconds(s *models.Snapshot, j *models.Job) float64 {
 // instance builds the round's program (see Instance) at t rounds:
 //
 //	c[j][i] = φ[j][i](t) + s[j][i](t) − ρ_j(t)·θ[j][i]
-//	φ[j][i](t) = (t − a_j)·θ[j][i]/W_j + d_j·W_j/θ[j][i]
+//	φ[j][i](t) = (t − a_j)·θ[j][i]/W_j + d_j·W_j/θ[j][i]   (the first term × age_scale)
 //	s[j][i](t) = restore_j / round   if j would resume from a checkpoint on i
 //
 // θ[j][i] = T[j][i]·round/unit_j is the work per round on type i at the
@@ -131,7 +131,7 @@ func (p *FFT) instance(s *models.Snapshot, states []*jobState, t, round float64)
 			x := k*nt + i
 			theta[x] = th
 			in.OK[x] = true
-			c := (t-st.a)*th/st.w + float64(j.Gang)*wPhi/th - st.rho*th
+			c := p.age*(t-st.a)*th/st.w + float64(j.Gang)*wPhi/th - st.rho*th
 			if j.Started() && (!j.Running() || j.LastType != g) {
 				c += sw
 			}

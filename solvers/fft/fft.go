@@ -74,6 +74,10 @@ type Options struct {
 	// MuScale multiplies the step size μ of Eq. 5 (default 1), in
 	// [0, maxMuScale].
 	MuScale *float64 `mapstructure:"mu_scale"`
+	// AgeScale multiplies φ's first term (t − a_j)·θ[j][i]/W_j (default 1,
+	// as written; 0 drops it), in [0, maxMuScale]: an ablation that shows
+	// what the term does to the type each job gets.
+	AgeScale *float64 `mapstructure:"age_scale"`
 	// TimeLimitSeconds and NodeLimit bound each exact solve (0: none). A
 	// time limit that is reached makes a run depend on the machine.
 	TimeLimitSeconds float64 `mapstructure:"time_limit_seconds"`
@@ -93,6 +97,7 @@ type FFT struct {
 	name    string
 	opt     Options
 	mu      float64
+	age     float64
 	traj    int
 	solver  lp.Solver
 	restore func(models.JobType) time.Duration // the simulator's restore cost, if known
@@ -139,14 +144,17 @@ func build(name, solve string, c solvers.Config) (*FFT, error) {
 // bad values.
 func NewWith(name string, o Options) (*FFT, error) {
 	o.fillDefaults()
-	p := &FFT{name: name, mu: 1, traj: DefaultTrajectoryPoints, solver: lp.Default()}
+	p := &FFT{name: name, mu: 1, age: 1, traj: DefaultTrajectoryPoints, solver: lp.Default()}
 	if o.MuScale != nil {
 		p.mu = *o.MuScale
+	}
+	if o.AgeScale != nil {
+		p.age = *o.AgeScale
 	}
 	if o.TrajectoryPoints != nil {
 		p.traj = *o.TrajectoryPoints
 	}
-	if err := o.check(p.mu, p.traj); err != nil {
+	if err := o.check(p.mu, p.age, p.traj); err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	p.opt = o
@@ -178,8 +186,8 @@ func (o *Options) fillDefaults() {
 const maxMuScale = 1e6
 
 // check refuses a bad option (defaults filled in), naming it; mu and traj
-// are mu_scale and trajectory_points with their defaults.
-func (o *Options) check(mu float64, traj int) error {
+// are mu_scale, age_scale and trajectory_points with their defaults.
+func (o *Options) check(mu, age float64, traj int) error {
 	bad := func(field string, v any, want string) error {
 		return fmt.Errorf("%s: must be %s, got %v", field, want, v)
 	}
@@ -194,6 +202,8 @@ func (o *Options) check(mu float64, traj int) error {
 		return bad("bandwidth_gb_per_second", o.BandwidthGBps, "a positive finite number")
 	case !(mu >= 0 && mu <= maxMuScale):
 		return bad("mu_scale", mu, "a number in [0, 1e6]")
+	case !(age >= 0 && age <= maxMuScale):
+		return bad("age_scale", age, "a number in [0, 1e6]")
 	case !(o.TimeLimitSeconds >= 0) || math.IsInf(o.TimeLimitSeconds, 0):
 		return bad("time_limit_seconds", o.TimeLimitSeconds, "a finite number ≥ 0")
 	case o.NodeLimit < 0:

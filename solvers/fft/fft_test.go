@@ -117,6 +117,29 @@ func TestTwoIdenticalJobsExact(t *testing.T) {
 	}
 }
 
+// The program gives the fast type to the long job: in Σ d_j·W_j/θ a long job
+// saves more from a fast GPU than a short one, and work conservation starts
+// the short job at once on the slow GPU. One V100 and one K80, "resnet" (3
+// steps/s on V100, 1 on K80), best-round units (1,080 steps): S has 1,080
+// steps (W = 1), L 10,800 (W = 10), both arriving at 0, ρ = 0.
+//
+//	t=0  c_S,V = 1·1/1 = 1, c_S,K = 1/(1/3) = 3, c_L,V = 10/1 = 10,
+//	     c_L,K = 10/(1/3) = 30. S on V100 and L on K80 costs 1 + 30 = 31;
+//	     S on K80 and L on V100 costs 3 + 10 = 13: L gets the V100.
+//
+// The same with φ's age term off (age_scale 0): at t=0 it is 0 anyway.
+func TestLongJobGetsFastType(t *testing.T) {
+	t.Parallel()
+	servers := []models.Server{{Type: "V100", GPUs: 1}, {Type: "K80", GPUs: 1}}
+	for _, opts := range []map[string]any{{"work_unit": "best-round"}, {"work_unit": "best-round", "age_scale": 0}} {
+		p := newFFT(t, false, opts)
+		short, long := policytest.Job(1, 0, "resnet", 1, 1080), policytest.Job(2, 0, "resnet", 1, 10800)
+		if got, want := decide(t, p, servers, 0, short, long), []string{"1/K80", "2/V100"}; !reflect.DeepEqual(got, want) {
+			t.Errorf("%v: %v, want %v", opts, got, want)
+		}
+	}
+}
+
 // The switching penalty delays the swap. As above, with a 5 s transfer for
 // resnet: s = 5/360 round for each job that changes type. The swap at t=2
 // would save 2/135 ≈ 0.0148 but cost 2s ≈ 0.0278: no swap. At t=3, Eq. 5
@@ -280,7 +303,7 @@ func TestOptions(t *testing.T) {
 	t.Parallel()
 	for _, bad := range []map[string]any{
 		{"solve": "slow"}, {"work_unit": "fortnight"}, {"phi_work": "half"}, {"bandwidth_gb_per_second": -1},
-		{"mu_scale": -1}, {"node_limit": -1}, {"audit_every": -2}, {"trajectory_points": -1},
+		{"mu_scale": -1}, {"age_scale": -1}, {"node_limit": -1}, {"audit_every": -2}, {"trajectory_points": -1},
 		{"restore_seconds": map[string]any{"x": -1}}, {"steps_per_epoch": map[string]any{"x": 0}}, {"nonsense": 1},
 	} {
 		if _, err := fft.New(solvers.Config{Options: bad}); err == nil || !strings.Contains(err.Error(), "fft") {

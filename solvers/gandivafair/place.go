@@ -57,7 +57,7 @@ func (st *state) home(d *decision, quantum bool) {
 	}
 	for _, j := range st.active {
 		if j.typ >= 0 {
-			j.tickets = math.Max(minPerGPU, d.perGPU[j.user][j.typ]) * float64(j.gang)
+			st.retick(j, math.Max(minPerGPU, d.perGPU[j.user][j.typ])*float64(j.gang))
 		}
 	}
 	st.sumTickets()
@@ -79,6 +79,36 @@ func (st *state) home(d *decision, quantum bool) {
 			}
 		}
 		st.join(j, best)
+	}
+}
+
+// retick gives j its new tickets t. As stride scheduling does when a
+// client's tickets change (Waldspurger and Weihl, "Stride Scheduling:
+// Deterministic Proportional-Share Resource Management", MIT TM-528, 1995,
+// §4: dynamic ticket modifications), the pass j has left over its
+// scheduler's minimum is scaled by old/new tickets: it was charged at the old
+// stride 1/old and is due at the new one. Without it, a job that ran a few
+// minutes with the minimum tickets (its user's share of the type traded
+// away) carries a lead of about 10^5 quanta to its next home and starves
+// there for hours whatever its user's share. A job being re-homed carries
+// its lead instead of a pass; the lead is scaled the same way.
+func (st *state) retick(j *job, t float64) {
+	old := j.tickets
+	j.tickets = t
+	if old <= 0 || old == t {
+		return
+	}
+	f := old / t
+	switch {
+	case j.srv >= 0:
+		m := minPass(st.srv[j.srv].members)
+		j.pass = m + (j.pass-m)*f
+	case j.placedLarge(st):
+		if m, ok := st.centralMin(j.typ); ok {
+			j.pass = m + (j.pass-m)*f
+		}
+	default:
+		j.lead *= f
 	}
 }
 
@@ -125,14 +155,22 @@ func (st *state) leave(j *job) {
 }
 
 // sumTickets recomputes every server's tickets and load from its members.
+// A server's pseudo-job whose tickets change has its pass over the central
+// minimum scaled by old/new tickets, as a job's is (retick).
 func (st *state) sumTickets() {
 	for i := range st.srv {
 		sv := &st.srv[i]
+		old := sv.tickets
 		sv.tickets = 0
 		for _, j := range sv.members {
 			sv.tickets += j.tickets
 		}
 		sv.load = sv.tickets / float64(sv.gpus)
+		if old > 0 && sv.tickets > 0 && old != sv.tickets && len(sv.members) > 0 {
+			if m, ok := st.centralMin(sv.typ); ok && sv.pass > m {
+				sv.pass = m + (sv.pass-m)*old/sv.tickets
+			}
+		}
 	}
 }
 
