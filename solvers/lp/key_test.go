@@ -23,7 +23,7 @@ func TestKey(t *testing.T) {
 	for name, change := range map[string]func(p *Problem) Copies{
 		"sense":       func(p *Problem) Copies { p.Sense = Minimize; return Copies{} },
 		"bound":       func(p *Problem) Copies { p.Vars[0].Upper = 2; return Copies{} },
-		"objective":   func(p *Problem) Copies { p.Vars[1].Obj = -0.0 + 1e-300; return Copies{} },
+		"objective":   func(p *Problem) Copies { p.Vars[1].Obj = 1e-300; return Copies{} },
 		"integer":     func(p *Problem) Copies { p.Vars[0].Integer = true; return Copies{} },
 		"row bound":   func(p *Problem) Copies { p.Rows[0].Upper = 4; return Copies{} },
 		"coefficient": func(p *Problem) Copies { p.Rows[0].Coefs[1].Coef = math.Nextafter(2, 3); return Copies{} },

@@ -61,8 +61,6 @@ var (
 	ErrZeroRow    = errors.New("lp: A has a row of all zeros")
 )
 
-const badShape = "lp: size mismatch"
-
 // TODO(btracey): Should these tolerances be part of a settings struct?
 
 const (
