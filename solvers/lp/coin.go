@@ -9,14 +9,29 @@ package lp
 #include "Clp_C_Interface.h"
 #include "Cbc_C_Interface.h"
 
-// CBC runs CLP's default method inside, which installs CLP's own SIGINT
-// handler for the time of each LP and puts back the previous one with
-// signal(), losing the flags Go's handler needs. The Go side saves the full
-// disposition before Cbc_solve and restores it after (CBC solves are
+// CBC's driver and the CLP it runs inside install their own SIGINT handlers
+// for parts of a solve and put back the previous one with signal(), losing
+// the flags Go's handler needs. The Go side saves the full disposition
+// before Cbc_solve, installs a handler that only notes a SIGINT, and
+// restores Go's after; a SIGINT noted, or one CBC's own handler turned into
+// a "user event" stop, is then raised again for Go to see (CBC solves are
 // serialised, so one saved copy suffices).
 static struct sigaction fairbench_sigint;
-static void fairbench_save_sigint(void) { sigaction(SIGINT, NULL, &fairbench_sigint); }
-static void fairbench_restore_sigint(void) { sigaction(SIGINT, &fairbench_sigint, NULL); }
+static volatile sig_atomic_t fairbench_sigint_seen;
+static void fairbench_note_sigint(int sig) { (void)sig; fairbench_sigint_seen = 1; }
+static void fairbench_save_sigint(void) {
+	struct sigaction note;
+	fairbench_sigint_seen = 0;
+	sigaction(SIGINT, NULL, &fairbench_sigint);
+	note = fairbench_sigint;
+	note.sa_handler = fairbench_note_sigint;
+	note.sa_flags = (fairbench_sigint.sa_flags | SA_ONSTACK | SA_RESTART) & ~SA_SIGINFO;
+	sigaction(SIGINT, &note, NULL);
+}
+static int fairbench_restore_sigint(void) {
+	sigaction(SIGINT, &fairbench_sigint, NULL);
+	return fairbench_sigint_seen;
+}
 */
 import "C"
 
@@ -25,6 +40,7 @@ import (
 	"math"
 	"strconv"
 	"sync"
+	"syscall"
 	"time"
 	"unsafe"
 )
@@ -421,8 +437,14 @@ func solveCBC(p *Problem, a *coinArrays, deadline time.Time, nodeLimit int, star
 	cbcMu.Lock()
 	C.fairbench_save_sigint()
 	C.Cbc_solve(m)
-	C.fairbench_restore_sigint()
+	interrupted := C.fairbench_restore_sigint() != 0 || C.Cbc_status(m) == cbcUserEvent
 	cbcMu.Unlock()
+	if interrupted {
+		// Go never saw the Ctrl-C: raise it again, now that its handler is
+		// back, and report the solve as stopped.
+		_ = syscall.Kill(syscall.Getpid(), syscall.SIGINT)
+		return outcome(coinName, p, Error, nil, nil, ErrInterrupted)
+	}
 	n := len(p.Vars)
 	switch {
 	case C.Cbc_isProvenOptimal(m) != 0:
@@ -438,6 +460,10 @@ func solveCBC(p *Problem, a *coinArrays, deadline time.Time, nodeLimit int, star
 			fmt.Errorf("cbc status %d, secondary status %d", int(C.Cbc_status(m)), int(C.Cbc_secondaryStatus(m))))
 	}
 }
+
+// cbcUserEvent is Cbc_status's "stopped on a user event": CBC's own SIGINT
+// handler stopped the search.
+const cbcUserEvent = 5
 
 // cbcSafeParams switch off the parts of CBC 2.10.8 (with Cgl 0.60.3 and
 // Clp 1.17.6) that the random cross-checks caught returning wrong answers or

@@ -93,6 +93,9 @@ var (
 	ErrUnbounded  = errors.New("lp: problem is unbounded")
 	ErrLimit      = errors.New("lp: time or node limit reached")
 	ErrSolver     = errors.New("lp: solver failed")
+	// ErrInterrupted: a Ctrl-C reached the solver's own handler and stopped
+	// the solve; the signal is raised again for the process (coin backend).
+	ErrInterrupted = errors.New("lp: solve interrupted by SIGINT")
 )
 
 // Tolerances shared by the backends.
