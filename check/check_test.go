@@ -306,7 +306,7 @@ func TestTemporalProperties(t *testing.T) {
 	if r := result(t, fifo, LongTermFairness); r.Status != Violated {
 		t.Errorf("fifo long-term fairness %s: %s", r.Status, r.Reason)
 	}
-	iso, err := Run(registered(t, "isolated"), cfg)
+	iso, err := Run(registered(t, "static-partition"), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -409,7 +409,7 @@ func TestJUnitAndMatrixShapes(t *testing.T) {
 	t.Parallel()
 	cfg := Config{Seed: 1, Cases: 5, Bound: 1, Props: []string{Feasible, SharingIncentive, ShareConvergence},
 		Temporal: TemporalConfig{Workloads: 1, BaseRounds: 2, Horizons: 4, MaxHorizons: 4}}
-	rep, err := Run(registered(t, "isolated"), cfg)
+	rep, err := Run(registered(t, "static-partition"), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -428,7 +428,7 @@ func TestJUnitAndMatrixShapes(t *testing.T) {
 	if s.Tests != 3 || s.Failures != 1 || s.Skipped != 1 || s.Cases[1].Failure == nil {
 		t.Errorf("junit suite %+v", s)
 	}
-	m := &Matrix{Seed: 1, Cases: 5, Policies: []MatrixRow{{Policy: "isolated", Results: rep.Results}}}
+	m := &Matrix{Seed: 1, Cases: 5, Policies: []MatrixRow{{Policy: "static-partition", Results: rep.Results}}}
 	for _, p := range Properties(&cfg)[:2] {
 		m.Properties = append(m.Properties, PropertyInfo{Name: p.Name(), Kind: "single", Formula: p.String()})
 	}

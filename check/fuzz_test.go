@@ -21,7 +21,7 @@ import (
 // replayPolicies are the policies FuzzReplayFile replays on, picked by the
 // input's length: the cheap ones, and those an out-of-range last_gpus used
 // to crash.
-var replayPolicies = []string{"fifo", "gandiva-fair", "sjf-bsbf", "tiresias", "isolated", "sjf-ffs"}
+var replayPolicies = []string{"fifo", "gandiva-fair", "sjf-bsbf", "tiresias", "static-partition", "sjf-ffs"}
 
 // replayTimeout bounds one replay of a tiny instance (at most 16 jobs on
 // 64 GPUs); the seeds take milliseconds.

@@ -138,7 +138,7 @@ func TestGavelMaxMinIsNotStrategyProof(t *testing.T) {
 // not at its best use), and Pareto efficiency fails (idle slices).
 func TestIsolatedKeepsItsClaims(t *testing.T) {
 	t.Parallel()
-	subj := registered(t, "isolated")
+	subj := registered(t, "static-partition")
 	rep, err := Run(subj, dflt(Feasible, SharingIncentive, EnvyFree, StrategyProof, ParetoEfficient))
 	if err != nil {
 		t.Fatal(err)

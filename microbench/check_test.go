@@ -207,7 +207,7 @@ func BenchmarkCheckGavelLAS(b *testing.B) {
 // random case: the goal is under a minute on two cores. It reports
 // instances per second of wall time and per CPU-second.
 func BenchmarkCheckBound3(b *testing.B) {
-	subj, err := check.SubjectOf(registry.Default(), "isolated", nil)
+	subj, err := check.SubjectOf(registry.Default(), "static-partition", nil)
 	if err != nil {
 		b.Fatal(err)
 	}

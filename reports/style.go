@@ -292,7 +292,7 @@ var families = []string{FamilyBaselines, FamilyGavel, FamilySeed, FamilyNew}
 // mechanism.
 func Family(policy string) string {
 	switch {
-	case slices.Contains([]string{"fifo", "sjf", "srtf", "tiresias", "isolated"}, policy):
+	case slices.Contains([]string{"fifo", "sjf", "srtf", "tiresias", "static-partition"}, policy):
 		return FamilyBaselines
 	case strings.HasPrefix(policy, "gavel-") || policy == "gavel":
 		return FamilyGavel

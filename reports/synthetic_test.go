@@ -22,7 +22,7 @@ import (
 // manyPolicies are 20 policies of every family (and one new mechanism):
 // more than one panel holds, so figures split them by family.
 var manyPolicies = []string{
-	"fifo", "sjf", "srtf", "tiresias", "isolated",
+	"fifo", "sjf", "srtf", "tiresias", "static-partition",
 	"gavel-las", "gavel-las-agnostic", "gavel-ftf", "gavel-makespan", "gavel-max-throughput", "gavel-hierarchical", "gavel-las-ss",
 	"gandiva-fair", "gandiva-fair-notrade", "fft", "fft-exact", "sjf-bsbf", "sjf-bsbf-consolidated", "sjf-ffs-consolidated",
 	"drf-new",

@@ -24,7 +24,7 @@ func status(err error) int {
 
 func TestCheckExitCodes(t *testing.T) {
 	dir := t.TempDir()
-	out, err := run(t, "check", "--policy", "isolated", "--props", "sharing-incentive",
+	out, err := run(t, "check", "--policy", "static-partition", "--props", "sharing-incentive",
 		"--claims", "sharing-incentive:all-users-active+identical-jobs-per-user",
 		"--cases", "10", "--bound", "1", "--out", dir, "--quiet", "--junit", filepath.Join(dir, "junit.xml"))
 	if status(err) != 0 || !strings.Contains(out, "sharing-incentive") || !strings.Contains(out, "holds") ||
@@ -40,20 +40,20 @@ func TestCheckExitCodes(t *testing.T) {
 	}{
 		{[]string{"check"}, "give --policy"},
 		{[]string{"check", "--policy", "nope"}, "unknown policy"},
-		{[]string{"check", "--policy", "isolated", "--props", "fast"}, "unknown property"},
-		{[]string{"check", "--policy", "isolated", "--cases", "many"}, "invalid argument"},
-		{[]string{"check", "--policy", "isolated", "--cases", "-3"}, "cases must be in [0, 1000000], got -3"},
-		{[]string{"check", "--policy", "isolated", "--bound", "9"}, "bound must be in [0, 4], got 9"},
-		{[]string{"check", "--policy", "isolated", "--bound", "-1"}, "bound must be in [0, 4], got -1"},
-		{[]string{"check", "--policy", "isolated", "--arrivals", "NaN"}, "arrivals per round must be a number in (0, 64], got NaN"},
-		{[]string{"check", "--policy", "isolated", "--arrivals", "1e300"}, "arrivals per round"},
-		{[]string{"check", "--policy", "isolated", "--horizon", "100000"}, "horizon"},
-		{[]string{"check", "--policy", "isolated", "--max-users", "1000000000"}, "max users must be in [1, 64]"},
-		{[]string{"check", "--policy", "isolated", "--weights", "0"}, "weights"},
-		{[]string{"check", "--policy", "isolated", "--claims", "speed"}, "unknown property"},
-		{[]string{"check", "--policy", "isolated", "--claims", "envy-free:sunny"}, "unknown condition"},
-		{[]string{"check", "--matrix", "--policy", "isolated"}, "drop --policy"},
-		{[]string{"check", "--policy", "isolated", "--baseline", "x.json"}, "go with --matrix"},
+		{[]string{"check", "--policy", "static-partition", "--props", "fast"}, "unknown property"},
+		{[]string{"check", "--policy", "static-partition", "--cases", "many"}, "invalid argument"},
+		{[]string{"check", "--policy", "static-partition", "--cases", "-3"}, "cases must be in [0, 1000000], got -3"},
+		{[]string{"check", "--policy", "static-partition", "--bound", "9"}, "bound must be in [0, 4], got 9"},
+		{[]string{"check", "--policy", "static-partition", "--bound", "-1"}, "bound must be in [0, 4], got -1"},
+		{[]string{"check", "--policy", "static-partition", "--arrivals", "NaN"}, "arrivals per round must be a number in (0, 64], got NaN"},
+		{[]string{"check", "--policy", "static-partition", "--arrivals", "1e300"}, "arrivals per round"},
+		{[]string{"check", "--policy", "static-partition", "--horizon", "100000"}, "horizon"},
+		{[]string{"check", "--policy", "static-partition", "--max-users", "1000000000"}, "max users must be in [1, 64]"},
+		{[]string{"check", "--policy", "static-partition", "--weights", "0"}, "weights"},
+		{[]string{"check", "--policy", "static-partition", "--claims", "speed"}, "unknown property"},
+		{[]string{"check", "--policy", "static-partition", "--claims", "envy-free:sunny"}, "unknown condition"},
+		{[]string{"check", "--matrix", "--policy", "static-partition"}, "drop --policy"},
+		{[]string{"check", "--policy", "static-partition", "--baseline", "x.json"}, "go with --matrix"},
 		{[]string{"check", "--replay", filepath.Join(dir, "missing.json")}, "missing.json"},
 	} {
 		_, err := run(t, append(c.args, "--out", dir, "--quiet")...)
@@ -67,11 +67,11 @@ func TestCheckExitCodes(t *testing.T) {
 // single-decision instance is decided at all.
 func TestCheckBudgetsAreWhatTheySay(t *testing.T) {
 	dir := t.TempDir()
-	out, err := run(t, "check", "--policy", "isolated", "--props", "feasible", "--cases", "0", "--bound", "1", "--out", dir, "--quiet")
+	out, err := run(t, "check", "--policy", "static-partition", "--props", "feasible", "--cases", "0", "--bound", "1", "--out", dir, "--quiet")
 	if err != nil || !strings.Contains(out, "19 exhaustive + 0 random") {
 		t.Errorf("--cases 0: %v\n%s", err, out)
 	}
-	out, err = run(t, "check", "--policy", "isolated", "--props", "share-convergence", "--workloads", "1", "--horizons", "3",
+	out, err = run(t, "check", "--policy", "static-partition", "--props", "share-convergence", "--workloads", "1", "--horizons", "3",
 		"--out", dir, "--quiet")
 	if err != nil || strings.Contains(out, "single-decision instances") || !strings.Contains(out, "share-convergence") {
 		t.Errorf("temporal only: %v\n%s", err, out)
@@ -110,12 +110,12 @@ func TestCheckFindsReplaysAndGates(t *testing.T) {
 		t.Fatalf("replay: exit %d (%v)\n%s", status(err), err, out)
 	}
 	// The fixed policy passes the replay.
-	out, err = run(t, "check", "--replay", files[0], "--policy", "isolated", "--claims", "sharing-incentive", "--quiet")
+	out, err = run(t, "check", "--replay", files[0], "--policy", "static-partition", "--claims", "sharing-incentive", "--quiet")
 	if status(err) != 0 {
 		t.Fatalf("replay on the fixed policy: exit %d (%v)\n%s", status(err), err, out)
 	}
 	// `fairbench solve` reads the same file.
-	if out, err := run(t, "solve", files[0], "--policy", "isolated"); err != nil || !strings.Contains(out, "fractions") {
+	if out, err := run(t, "solve", files[0], "--policy", "static-partition"); err != nil || !strings.Contains(out, "fractions") {
 		t.Errorf("solve: %v\n%s", err, out)
 	}
 	// A crashing policy exits 2, not 1.
@@ -147,7 +147,7 @@ func TestCheckMatrixFiles(t *testing.T) {
 	}
 	for _, f := range []string{"check-matrix.json", "check-matrix.csv", "matrix.xml"} {
 		b, err := os.ReadFile(filepath.Join(dir, f))
-		if err != nil || !strings.Contains(string(b), "isolated") {
+		if err != nil || !strings.Contains(string(b), "static-partition") {
 			t.Errorf("%s: %v", f, err)
 		}
 	}

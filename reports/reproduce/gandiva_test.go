@@ -22,7 +22,7 @@ func TestTradingNoUserLosesQuick(t *testing.T) {
 	e := *gandivaExperiment
 	e.Traces = gandivaTraces(hpoContended, true)
 	dir := t.TempDir()
-	reg := subset(t, "gandiva-fair", "gandiva-fair-notrade", "isolated")
+	reg := subset(t, "gandiva-fair", "gandiva-fair-notrade", "static-partition")
 	g, err := scenarios.Load(writeScenario(t, &e, true, reg, dir))
 	if err != nil {
 		t.Fatal(err)

@@ -28,7 +28,7 @@ import (
 )
 
 // Name is the policy's registered name.
-const Name = "isolated"
+const Name = "static-partition"
 
 // Summary is the one-line description the registry shows.
 const Summary = "static weighted partition of every GPU type per user, idle users included (not work-conserving; Gavel's isolated is gavel-isolated)"
@@ -50,7 +50,7 @@ func New(c solvers.Config) (solvers.Policy, error) {
 	return &Isolated{}, nil
 }
 
-// Name is "isolated".
+// Name is "static-partition" (it was "isolated", a name Gavel gives its equal split).
 func (*Isolated) Name() string { return Name }
 
 // Triggers: round starts, and arrivals and completions too, so that a user's

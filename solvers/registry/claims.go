@@ -21,7 +21,7 @@ const (
 // to add a claim). A policy without an entry claims feasibility only.
 func Claims() map[string][]models.Claim {
 	return map[string][]models.Claim{
-		"isolated": {
+		"static-partition": {
 			{Property: "sharing-incentive", Conditions: []string{models.AllUsersActive, models.IdenticalJobsPerUser}, Source: partitionNote},
 			{Property: "envy-free", Conditions: []string{models.IdenticalJobsPerUser}, Source: partitionNote},
 			{Property: "strategy-proof", Conditions: []string{models.IdenticalJobsPerUser}, Source: partitionNote},

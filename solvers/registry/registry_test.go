@@ -15,7 +15,7 @@ import (
 func TestDefault(t *testing.T) {
 	t.Parallel()
 	r := registry.Default()
-	for _, n := range []string{"fifo", "isolated", "sjf", "srtf", "tiresias"} {
+	for _, n := range []string{"fifo", "static-partition", "sjf", "srtf", "tiresias"} {
 		if _, ok := r.Lookup(n); !ok {
 			t.Errorf("%s is not registered (have %v)", n, r.Names())
 		}
