@@ -63,6 +63,18 @@ func tinyConfig(t *testing.T, servers []models.Server, figs map[models.Key]float
 
 func sec(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }
 
+// handComputedConfig is TestHandComputedInOrder's cluster and jobs.
+func handComputedConfig(t *testing.T) Config {
+	k := func(g int) models.Key { return models.Key{Job: "m", GPU: "V100", Gang: g} }
+	return tinyConfig(t, []models.Server{{Type: "V100", GPUs: 2}},
+		map[models.Key]float64{k(1): 1, k(2): 2},
+		[]models.Job{
+			{ID: 0, User: "u", Type: "m", Gang: 1, Steps: 100},
+			{ID: 1, User: "v", Type: "m", Gang: 2, Steps: 60},
+			{ID: 2, User: "u", Type: "m", Gang: 1, Steps: 200, Arrival: sec(10)},
+		})
+}
+
 // TestHandComputedInOrder: one server of 2 V100s; the in-order policy
 // (preemptive, arrival order, skipping jobs that do not fit).
 // A (gang 1, 100 steps at 1 step/s) and B (gang 2, 60 steps at 2 steps/s)
@@ -77,15 +89,7 @@ func sec(s float64) time.Duration { return time.Duration(s * float64(time.Second
 //
 // JCTs: A 100, B 130, C 230 → mean 460/3, median 130, makespan 240.
 func TestHandComputedInOrder(t *testing.T) {
-	k := func(g int) models.Key { return models.Key{Job: "m", GPU: "V100", Gang: g} }
-	cfg := tinyConfig(t, []models.Server{{Type: "V100", GPUs: 2}},
-		map[models.Key]float64{k(1): 1, k(2): 2},
-		[]models.Job{
-			{ID: 0, User: "u", Type: "m", Gang: 1, Steps: 100},
-			{ID: 1, User: "v", Type: "m", Gang: 2, Steps: 60},
-			{ID: 2, User: "u", Type: "m", Gang: 1, Steps: 200, Arrival: sec(10)},
-		})
-	r, err := Run(cfg, inOrder{everyEvent})
+	r, err := Run(handComputedConfig(t), inOrder{everyEvent})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,14 +18,7 @@ import (
 // The makespan (240), utilisation (0.75) and per-job results (all three)
 // are those of the whole run.
 func TestMeasuredWindow(t *testing.T) {
-	k := func(g int) models.Key { return models.Key{Job: "m", GPU: "V100", Gang: g} }
-	cfg := tinyConfig(t, []models.Server{{Type: "V100", GPUs: 2}},
-		map[models.Key]float64{k(1): 1, k(2): 2},
-		[]models.Job{
-			{ID: 0, User: "u", Type: "m", Gang: 1, Steps: 100},
-			{ID: 1, User: "v", Type: "m", Gang: 2, Steps: 60},
-			{ID: 2, User: "u", Type: "m", Gang: 1, Steps: 200, Arrival: sec(10)},
-		})
+	cfg := handComputedConfig(t)
 	cfg.Measure = &Window{From: 1, To: 3}
 	r, err := Run(cfg, inOrder{everyEvent})
 	if err != nil {
