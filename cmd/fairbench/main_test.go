@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"fairbench/solvers/registry"
 )
 
 // run executes the CLI with args and returns stdout and the error.
@@ -85,5 +87,40 @@ func TestSolvePrintsAllocation(t *testing.T) {
 	}
 	if !strings.Contains(out, `"policy": "srtf"`) || !strings.Contains(out, `"run"`) {
 		t.Errorf("unexpected solve output:\n%s", out)
+	}
+}
+
+// TestSimulateSkip: --skip thins the default policy list (every registered
+// policy) of a scenario that names none, and is refused with --policy, with
+// a scenario that names its policies, and for an unknown name.
+func TestSimulateSkip(t *testing.T) {
+	dir := t.TempDir()
+	scen := filepath.Join(dir, "s.yaml")
+	text := "cluster:\n  servers:\n    - {type: V100, count: 1, gpus_per_server: 4}\nworkload: {jobs: 3, gangs: [{size: 1, weight: 1}]}\n"
+	if err := os.WriteFile(scen, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	reg := registry.Default()
+	keep := reg.Names()[:3]
+	skip := reg.Names()[3:]
+	out := filepath.Join(dir, "out")
+	if _, err := run(t, "simulate", scen, "--skip", strings.Join(skip, ","), "--out", out); err != nil {
+		t.Fatal(err)
+	}
+	files, _ := filepath.Glob(filepath.Join(out, "[0-9a-f]*.json"))
+	if len(files) != len(keep) {
+		t.Errorf("%d result files, want %d (%v)", len(files), len(keep), keep)
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"simulate", scen, "--skip", "fifo", "--policy", "sjf"}, "--skip thins the default policy list"},
+		{[]string{"simulate", "../../runs/testdata/small.yaml", "--skip", "fifo"}, "names its policies"},
+		{[]string{"simulate", scen, "--skip", "fiffo"}, `unknown policy "fiffo"`},
+	} {
+		if _, err := run(t, append(c.args, "--out", filepath.Join(dir, "x"))...); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%v: error %v, want %q", c.args, err, c.want)
+		}
 	}
 }

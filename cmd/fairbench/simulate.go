@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"runtime"
+	"slices"
 	"strings"
 	"time"
 
@@ -23,6 +24,7 @@ import (
 // runFlags are the flags simulate and grid share.
 type runFlags struct {
 	policies []string
+	skip     []string
 	events   bool
 	timing   bool
 	workers  int
@@ -32,6 +34,7 @@ type runFlags struct {
 
 func (f *runFlags) add(cmd *cobra.Command) {
 	cmd.Flags().StringSliceVar(&f.policies, "policy", nil, "policies to run (repeatable; default: the scenario's, else every registered policy)")
+	cmd.Flags().StringSliceVar(&f.skip, "skip", nil, "with the default policy list (every registered policy): leave these out")
 	cmd.Flags().BoolVar(&f.events, "events", false, "also write each run's event log as <id>.events.jsonl")
 	cmd.Flags().BoolVar(&f.timing, "timing", false, "measure solver time per decision into <id>.timing.csv")
 	cmd.Flags().IntVar(&f.workers, "jobs", runtime.NumCPU(), "runs to execute in parallel")
@@ -104,17 +107,21 @@ func loadGrid(s *settings, f *runFlags, args []string) (*scenarios.Grid, error) 
 			return nil, err
 		}
 	}
-	for _, p := range f.policies {
+	for _, p := range append(slices.Clone(f.policies), f.skip...) {
 		if _, ok := reg.Lookup(p); !ok {
-			return nil, fmt.Errorf("--policy: unknown policy %q%s (known: %s)", p, didYouMean(p, reg.Names()), strings.Join(reg.Names(), ", "))
+			return nil, fmt.Errorf("--policy/--skip: unknown policy %q%s (known: %s)", p, didYouMean(p, reg.Names()), strings.Join(reg.Names(), ", "))
 		}
 	}
 	var err error
 	switch {
+	case len(f.policies) > 0 && len(f.skip) > 0:
+		return nil, errors.New("--skip thins the default policy list: drop it, or --policy")
 	case len(f.policies) > 0:
 		g, err = g.WithPolicies(f.policies)
 	case len(g.Runs) > 0 && g.Runs[0].Policy == "":
-		g, err = g.WithPolicies(reg.Names())
+		g, err = g.WithPolicies(slices.DeleteFunc(reg.Names(), func(n string) bool { return slices.Contains(f.skip, n) }))
+	case len(f.skip) > 0:
+		return nil, fmt.Errorf("--skip: %s names its policies; drop --skip or edit the file", g.File)
 	}
 	if err != nil {
 		return nil, err
