@@ -50,9 +50,9 @@ build: deps
 # run simulates the built-in default scenario with every policy and prints
 # the comparison table; results land in $(OUT).
 # make run simulates the default scenario under every registered policy but
-# the four fair-division mechanisms that take minutes per decision at its
+# the five fair-division mechanisms that take seconds to minutes per decision at its
 # 500 jobs (RUN_SKIP; RUN_SKIP= runs them too, for well over half an hour).
-RUN_SKIP ?= nash-pa,ceei,gavel-strategy-proof,themis
+RUN_SKIP ?= nash,nash-pa,ceei,gavel-strategy-proof,themis
 run: build
 	./$(BIN) simulate --out $(OUT) $(if $(RUN_SKIP),--skip $(RUN_SKIP))
 
