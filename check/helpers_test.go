@@ -73,7 +73,7 @@ func registered(t *testing.T, name string) *Subject {
 	return s
 }
 
-// partition is the isolated policy's allocation: correct (sharing
+// partition is the static-partition policy's allocation: correct (sharing
 // incentive, envy-freeness, strategy-proofness) for users with one job
 // each, all active; fairPartition (mutants_test.go) is correct on every
 // instance.

@@ -25,7 +25,7 @@ const (
 // depend on throughputs or users. A share on a type the job cannot run on is
 // left out (Gavel gives it, and its round mechanism never uses it).
 //
-// It is not fairbench's isolated (Isolated, a static per-user partition of
+// It is not fairbench's static-partition (Isolated, a static per-user partition of
 // the cluster that counts idle users too). The round rules are Gavel's:
 // re-solved on Gavel's cadence (option resolve_seconds, default 1920), and
 // the GPU types visited in a shuffled order each round, as Gavel's
