@@ -92,7 +92,7 @@ func (Coin) Solve(p *Problem, o Options) (Result, error) {
 	}
 	var res Result
 	if p.HasInteger() {
-		res, err = solveCBC(q, a, deadline, o.NodeLimit, o.Start)
+		res, err = solveCBC(q, a, deadline, o)
 	} else {
 		res, err = solveCLP(q, a, deadline, o.Warm)
 	}
@@ -415,7 +415,8 @@ func runCLP(p *Problem, a *coinArrays, deadline time.Time, at clpAttempt) clpRun
 //
 // start, when it has one value per variable, is handed to CBC as its MIP
 // start.
-func solveCBC(p *Problem, a *coinArrays, deadline time.Time, nodeLimit int, start []float64) (Result, error) {
+func solveCBC(p *Problem, a *coinArrays, deadline time.Time, o Options) (Result, error) {
+	nodeLimit, start := o.NodeLimit, o.Start
 	switch r := clpSolve(p, a, deadline, nil); r.status {
 	case clpOptimal:
 	case clpPrimalInfeasible:
@@ -440,6 +441,10 @@ func solveCBC(p *Problem, a *coinArrays, deadline time.Time, nodeLimit int, star
 	cbcParam(m, "logLevel", "0")
 	for _, kv := range cbcSafeParams {
 		cbcParam(m, kv[0], kv[1])
+	}
+	if o.Plain {
+		cbcParam(m, "cutsOnOff", "off")
+		cbcParam(m, "heuristicsOnOff", "off")
 	}
 	if !deadline.IsZero() {
 		left := time.Until(deadline)

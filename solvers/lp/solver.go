@@ -42,6 +42,12 @@ type Options struct {
 	// one, so use it where only the value (or a unique optimum) matters.
 	// Ignored for MIPs and by the pure-Go backend.
 	Warm *Basis
+	// Plain asks for branch and bound with the LP relaxations' bounds only:
+	// the Coin backend switches CBC's cut generators and primal heuristics
+	// off (the pure-Go backend has neither). The optimum's value is the
+	// same; on small MIPs with a good MIP start (Start) the search is
+	// faster, and among tied optima another may be returned.
+	Plain bool
 }
 
 // Basis is a simplex basis kept between solves (Options.Warm); the zero
