@@ -180,29 +180,41 @@ func newIPMProblem(p *Problem, cp Copies) (*ipmProblem, error) {
 		q.h = append(q.h, h)
 		q.w = append(q.w, w)
 	}
+	bounds := make([]Term, 0, 2*len(q.free)) // the bound rows' terms, one array
+	bound := func(k int, coef, h float64) {
+		bounds = append(bounds, Term{Var: k, Coef: coef})
+		add(bounds[len(bounds)-1:len(bounds):len(bounds)], h, q.v[k])
+	}
 	for k, j := range q.free {
 		v := p.Vars[j]
 		if !math.IsInf(v.Lower, -1) {
-			add([]Term{{Var: k, Coef: -1}}, -v.Lower, q.v[k])
+			bound(k, -1, -v.Lower)
 		}
 		if !math.IsInf(v.Upper, 1) {
-			add([]Term{{Var: k, Coef: 1}}, v.Upper, q.v[k])
+			bound(k, 1, v.Upper)
 		}
 	}
-	for i, r := range p.mergedRows() {
+	merged := p.mergedRows()
+	nnz := 0
+	for _, r := range merged {
+		nnz += len(r)
+	}
+	all := make([]Term, 0, 2*nnz) // the rows' terms (twice for ranges), one array
+	for i, r := range merged {
 		row := p.Rows[i]
 		if row.Lower == row.Upper {
 			return nil, fmt.Errorf("%w: row %d %q: the interior-point method takes no equality rows", ErrInvalid, i, row.Name)
 		}
-		var terms []Term
+		start := len(all)
 		konst := 0.0
 		for _, t := range r {
 			if idx[t.Var] < 0 {
 				konst += t.Coef * q.fixed[t.Var]
 				continue
 			}
-			terms = append(terms, Term{Var: idx[t.Var], Coef: t.Coef})
+			all = append(all, Term{Var: idx[t.Var], Coef: t.Coef})
 		}
+		terms := all[start:len(all):len(all)]
 		lo, hi := row.Lower-konst, row.Upper-konst
 		if len(terms) == 0 {
 			if emptyRowInfeasible(Row{Lower: lo, Upper: hi}) {
@@ -215,11 +227,11 @@ func newIPMProblem(p *Problem, cp Copies) (*ipmProblem, error) {
 			add(terms, hi, w)
 		}
 		if !math.IsInf(lo, -1) {
-			neg := make([]Term, len(terms))
-			for k, t := range terms {
-				neg[k] = Term{Var: t.Var, Coef: -t.Coef}
+			start := len(all)
+			for _, t := range terms {
+				all = append(all, Term{Var: t.Var, Coef: -t.Coef})
 			}
-			add(neg, -lo, w)
+			add(all[start:len(all):len(all)], -lo, w)
 		}
 	}
 	return q, nil
@@ -290,9 +302,15 @@ type ipmState struct {
 // solve runs the method on q (equilibrating it first) and returns the
 // status and, when optimal, the solution over the free variables.
 func (q *ipmProblem) solve(deadline time.Time) (Status, []float64, error) {
-	// Rows are copied: equilibrate scales them in place.
+	// Rows are copied (into one array): equilibrate scales them in place.
+	nnz := 0
+	for _, r := range q.rows {
+		nnz += len(r)
+	}
+	terms := make([]Term, 0, nnz)
 	for i, r := range q.rows {
-		q.rows[i] = append([]Term(nil), r...)
+		terms = append(terms, r...)
+		q.rows[i] = terms[len(terms)-len(r) : len(terms) : len(terms)]
 	}
 	e := q.equilibrate()
 	k, err := q.start()
