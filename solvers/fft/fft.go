@@ -405,7 +405,9 @@ func (p *FFT) solve(in *Instance, round int) (solved, error) {
 			return out, nil
 		}
 	}
-	o := lp.Options{TimeLimit: time.Duration(p.opt.TimeLimitSeconds * float64(time.Second)), NodeLimit: p.opt.NodeLimit}
+	// A plain branch and bound (no cuts, no heuristics: the fast path's
+	// solution is the MIP start) is the quicker search on these small MIPs.
+	o := lp.Options{TimeLimit: time.Duration(p.opt.TimeLimitSeconds * float64(time.Second)), NodeLimit: p.opt.NodeLimit, Plain: true}
 	ex, err := SolveExactFrom(in, p.solver, o, k, fast.Solution)
 	p.rep.LPs += ex.Solves
 	limited := errors.Is(err, lp.ErrLimit)

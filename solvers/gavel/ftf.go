@@ -158,6 +158,9 @@ func (p *FTF) Allocate(s *models.Snapshot) (models.Allocation, error) {
 		}
 	}
 	run := p.solver()
+	// The steps' LPs differ only in s's coefficients: each starts from the
+	// previous one's basis (lp.Options.Warm).
+	warm := &lp.Basis{}
 	for step := 0; step < p.maxSteps && hi-lo > p.tolerance*hi; step++ {
 		rho := (lo + hi) / 2
 		for c, cl := range classes {
@@ -167,7 +170,7 @@ func (p *FTF) Allocate(s *models.Snapshot) (models.Allocation, error) {
 				terms[len(terms)-1].Coef = -f.a / (rho - f.b) // −q_c(ρ); ρ > lo > b
 			}
 		}
-		res, err := run.solve(&m.p, "finish-time fairness ρ = "+strconv.FormatFloat(rho, 'g', 6, 64))
+		res, err := run.solveWarm(&m.p, "finish-time fairness ρ = "+strconv.FormatFloat(rho, 'g', 6, 64), warm)
 		if err != nil {
 			return models.Allocation{}, err
 		}

@@ -158,6 +158,7 @@ type waterFill struct {
 	final   *model    // the LP of the last allocation
 	shares  []float64 // its cleaned solution
 	left    int       // unsaturated classes
+	basis   lp.Basis  // the last reachability LP's (capsReachable), to warm-start the next
 }
 
 // newWaterFill reads the jobs' users, normalised throughputs and scales
@@ -235,16 +236,31 @@ func (w *waterFill) raise(open []int, rate []float64, iter int) (bool, error) {
 	}
 	sort.SliceStable(open, func(a, b int) bool { return reach[open[a]] < reach[open[b]] })
 	k := len(open)
-	ok, m, v, err := w.p.capsReachable(w.run, w.in, w.classes, w.wf, open, k, reach, rate, iter)
+	// Whether every open class reaches its cap is a question of the LP's
+	// value, so the LP is warm-started from the last of the previous
+	// iteration's (when of the same shape) — except where its vertex may
+	// be kept: on the first iteration (see below), and when they all do,
+	// where it is solved again from scratch.
+	cold := w.final == nil
+	if cold {
+		w.basis = lp.Basis{}
+	}
+	ok, m, v, err := w.p.capsReachable(w.run, w.in, w.classes, w.wf, open, k, reach, rate, iter, &w.basis)
 	if err != nil || m == nil {
 		return false, err
+	}
+	if ok && !cold {
+		ok, m, v, err = w.p.capsReachable(w.run, w.in, w.classes, w.wf, open, k, reach, rate, iter, nil)
+		if err != nil || m == nil {
+			return false, err
+		}
 	}
 	if !ok {
 		if w.final == nil {
 			// A feasible allocation already, should the LPs below fail.
 			w.final, w.shares = m, v
 		}
-		if k, err = w.reachableCaps(open, reach, rate, iter); err != nil {
+		if k, err = w.reachableCaps(open, reach, rate, iter, &w.basis); err != nil {
 			return false, err
 		}
 		if m, v, err = w.level(open, k, reach, rate, iter); err != nil || m == nil {
@@ -257,12 +273,14 @@ func (w *waterFill) raise(open []int, rate []float64, iter int) (bool, error) {
 
 // reachableCaps finds by bisection the largest k such that the first k open
 // classes (sorted by reach) can sit at their caps while the others rise to
-// the k-th reach.
-func (w *waterFill) reachableCaps(open []int, reach, rate []float64, iter int) (int, error) {
+// the k-th reach. Only each LP's optimal value counts, which a warm start
+// (from warm, the basis of the previous LP of the same shape) leaves as it
+// is, so the LPs are warm-started.
+func (w *waterFill) reachableCaps(open []int, reach, rate []float64, iter int, warm *lp.Basis) (int, error) {
 	lo, hi := 0, len(open) // k = 0 is reachable: the current levels are.
 	for hi-lo > 1 {
 		mid := (lo + hi) / 2
-		ok, m, _, err := w.p.capsReachable(w.run, w.in, w.classes, w.wf, open, mid, reach, rate, iter)
+		ok, m, _, err := w.p.capsReachable(w.run, w.in, w.classes, w.wf, open, mid, reach, rate, iter, warm)
 		if err != nil {
 			return 0, err
 		}
@@ -428,9 +446,10 @@ func (w *waterFill) allocation() (models.Allocation, error) {
 // normalised throughput at least level + s·(target − level), and answers
 // s ≥ 1 − 1e-9. The LP is always feasible (s = 0 holds at the current
 // allocation) but for solver noise, which gives false and a nil LP. It
-// returns the LP and its cleaned solution.
+// returns the LP and its cleaned solution. warm is the simplex basis carried
+// between these LPs (lp.Options.Warm).
 func (p *Hierarchical) capsReachable(run *solver, in *instance, classes []class, wf []wfClass, open []int, k int,
-	reach, rate []float64, iter int) (bool, *model, []float64, error) {
+	reach, rate []float64, iter int, warm *lp.Basis) (bool, *model, []float64, error) {
 	t0 := 0.0
 	if k > 0 {
 		t0 = reach[open[k-1]]
@@ -443,7 +462,7 @@ func (p *Hierarchical) capsReachable(run *solver, in *instance, classes []class,
 			m.add(r, sv, -(target - wf[c].level))
 		}
 	}
-	res, err := run.solve(&m.p, "water-filling caps "+strconv.Itoa(iter))
+	res, err := run.solveWarm(&m.p, "water-filling caps "+strconv.Itoa(iter), warm)
 	if errors.Is(err, lp.ErrInfeasible) {
 		return false, nil, nil, nil // solver noise: the current levels are feasible
 	}

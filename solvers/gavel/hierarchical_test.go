@@ -3,6 +3,7 @@ package gavel_test
 import (
 	"math"
 	"math/rand/v2"
+	"reflect"
 	"testing"
 
 	"fairbench/models"
@@ -189,4 +190,37 @@ func paretoGap(t *testing.T, s *models.Snapshot, a models.Allocation) float64 {
 		worst = math.Max(worst, res.Objective/have[i]-1)
 	}
 	return worst
+}
+
+// coldSolver is a backend that ignores warm starts (lp.Options.Warm).
+type coldSolver struct{ lp.Solver }
+
+func (s coldSolver) Solve(p *lp.Problem, o lp.Options) (lp.Result, error) {
+	o.Warm = nil
+	return s.Solver.Solve(p, o)
+}
+
+// The water filling warm-starts only LPs whose optimal value alone counts
+// (or solves again from scratch the one whose vertex it keeps), so on random
+// instances its allocations and objective are exactly those of cold starts.
+func TestHierarchicalWarmStartChangesNothing(t *testing.T) {
+	if lp.Default().Name() == (lp.Pure{}).Name() {
+		t.Skip("built without the coin backend (the pure-Go one ignores warm starts)")
+	}
+	r := rand.New(rand.NewPCG(7, 8))
+	for k := 0; k < 150; k++ {
+		s := randomSnapshot(t, r)
+		if len(s.Jobs) == 0 {
+			continue
+		}
+		for _, sol := range []string{gavel.SolutionCentral, gavel.SolutionVertex} {
+			warm := build(t, gavel.HierarchicalName, map[string]any{"solution": sol})
+			cold := build(t, gavel.HierarchicalName, map[string]any{"solution": sol})
+			gavel.SetBackend(cold, coldSolver{lp.Default()})
+			a, b := allocate(t, warm, s), allocate(t, cold, s)
+			if !reflect.DeepEqual(a, b) || warm.Objective() != cold.Objective() {
+				t.Errorf("instance %d (%s): warm %v (objective %v), cold %v (objective %v)", k, sol, a, warm.Objective(), b, cold.Objective())
+			}
+		}
+	}
 }

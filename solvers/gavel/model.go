@@ -283,10 +283,17 @@ func (sv *solver) begin(what string) (lp.Options, error) {
 // limit reached (before or during the solve) is a *LimitError; any other
 // failure is an error naming the policy and the LP (what).
 func (sv *solver) solve(p *lp.Problem, what string) (lp.Result, error) {
+	return sv.solveWarm(p, what, nil)
+}
+
+// solveWarm is solve with a basis carried between solves (lp.Options.Warm;
+// nil: a cold start).
+func (sv *solver) solveWarm(p *lp.Problem, what string, warm *lp.Basis) (lp.Result, error) {
 	o, err := sv.begin(what)
 	if err != nil {
 		return lp.Result{}, err
 	}
+	o.Warm = warm
 	res, err := sv.backend.Solve(p, o)
 	switch {
 	case errors.Is(err, lp.ErrLimit):

@@ -105,23 +105,30 @@ func (f *chol) condBound(norm float64) float64 {
 // report an ill-conditioned matrix (b is solved all the same).
 func (f *chol) solveInPlace(b []float64) bool {
 	u, n := f.u, f.n
+	b = b[:n]
 	for k := 0; k < n; k++ { // Uᵀy = b
-		b[k] *= 1 / u[k*n+k]
+		row := u[k*n : k*n+n]
+		b[k] *= 1 / row[k]
 		bk := b[k]
-		for i := k + 1; i < n; i++ {
-			if v := u[k*n+i]; v != 0 {
-				b[i] += float64(-v * bk)
+		rest, out := row[k+1:], b[k+1:]
+		out = out[:len(rest)]
+		for i, v := range rest {
+			if v != 0 {
+				out[i] += float64(-v * bk)
 			}
 		}
 	}
 	for i := n - 1; i >= 0; i-- { // Ux = y
+		row := u[i*n : i*n+n]
 		bi := b[i]
-		for k := i + 1; k < n; k++ {
-			if v := u[i*n+k]; v != 0 {
-				bi += float64(-v * b[k])
+		rest, in := row[i+1:], b[i+1:]
+		in = in[:len(rest)]
+		for k, v := range rest {
+			if v != 0 {
+				bi += float64(-v * in[k])
 			}
 		}
-		b[i] = bi * (1 / u[i*n+i])
+		b[i] = bi * (1 / row[i])
 	}
 	return !f.illCond
 }

@@ -92,9 +92,9 @@ func (Coin) Solve(p *Problem, o Options) (Result, error) {
 	}
 	var res Result
 	if p.HasInteger() {
-		res, err = solveCBC(q, a, deadline, o.NodeLimit, o.Start)
+		res, err = solveCBC(q, a, deadline, o)
 	} else {
-		res, err = solveCLP(q, a, deadline)
+		res, err = solveCLP(q, a, deadline, o.Warm)
 	}
 	if a.rays && res.Status == Optimal {
 		// Feasible with its empty ray columns pinned, so unbounded.
@@ -235,8 +235,8 @@ const (
 	clpStopped          = 3
 )
 
-func solveCLP(p *Problem, a *coinArrays, deadline time.Time) (Result, error) {
-	r := clpSolve(p, a, deadline)
+func solveCLP(p *Problem, a *coinArrays, deadline time.Time, warm *Basis) (Result, error) {
+	r := clpSolve(p, a, deadline, warm)
 	switch r.status {
 	case clpOptimal:
 		duals := make([]float64, len(p.Rows))
@@ -279,8 +279,18 @@ func (r clpRun) failure() error {
 // then both methods without scaling (clpAttempts). An infeasible or
 // unbounded verdict of a retry is taken; when no attempt settles, the
 // caller falls back to the pure-Go backend (Coin.Solve).
-func clpSolve(p *Problem, a *coinArrays, deadline time.Time) clpRun {
-	r := runCLP(p, a, deadline, clpAttempts[0])
+//
+// A basis in warm of the problem's shape is tried first, by the primal
+// simplex from it; a run it does not settle goes on as above, from scratch.
+// A settled optimum's basis is left in warm (when not nil).
+func clpSolve(p *Problem, a *coinArrays, deadline time.Time, warm *Basis) clpRun {
+	var r clpRun
+	if warm.fits(a) {
+		r = runCLP(p, a, deadline, clpAttempt{primal: true, warm: warm})
+	}
+	if !warm.fits(a) || !r.settled() {
+		r = runCLP(p, a, deadline, clpAttempts[0])
+	}
 	for _, at := range clpAttempts[1:] {
 		if r.settled() {
 			break
@@ -294,13 +304,22 @@ func clpSolve(p *Problem, a *coinArrays, deadline time.Time) clpRun {
 	if r.status == clpOptimal && r.err != nil {
 		r.status = -1
 	}
+	if warm != nil && r.status == clpOptimal {
+		warm.status, warm.cols, warm.rows = r.basis, int(a.ncols), int(a.nrows)
+	}
 	return r
+}
+
+// fits reports whether b holds a basis for the problem loaded from a.
+func (b *Basis) fits(a *coinArrays) bool {
+	return b != nil && b.status != nil && b.cols == int(a.ncols) && b.rows == int(a.nrows)
 }
 
 // clpAttempt is one way of running CLP.
 type clpAttempt struct {
-	primal  bool // the primal simplex from scratch, else CLP's default method (without presolve)
-	noScale bool // switch CLP's scaling off
+	primal  bool   // the primal simplex (from scratch, or from warm), else CLP's default method (without presolve)
+	noScale bool   // switch CLP's scaling off
+	warm    *Basis // the basis to start from, nil for none
 }
 
 // clpAttempts are the ways clpSolve tries, in order.
@@ -310,6 +329,7 @@ var clpAttempts = []clpAttempt{{}, {primal: true}, {noScale: true}, {primal: tru
 type clpRun struct {
 	status, secondary int
 	x, duals          []float64 // when status is clpOptimal; duals per loaded row
+	basis             []byte    // when status is clpOptimal: CLP's status array
 	err               error     // why an optimum is not trusted
 }
 
@@ -347,6 +367,9 @@ func runCLP(p *Problem, a *coinArrays, deadline time.Time, at clpAttempt) clpRun
 	if at.noScale {
 		C.Clp_scaling(m, 0)
 	}
+	if at.warm != nil {
+		C.Clp_copyinStatus(m, (*C.uchar)(unsafe.Pointer(&at.warm.status[0])))
+	}
 	if at.primal {
 		C.Clp_primal(m, 0)
 	} else {
@@ -362,6 +385,9 @@ func runCLP(p *Problem, a *coinArrays, deadline time.Time, at clpAttempt) clpRun
 	}
 	r.x = copyOut(C.Clp_getColSolution(m), len(p.Vars))
 	r.duals = copyOut(C.Clp_getRowPrice(m), len(a.rows))
+	if st := C.Clp_statusArray(m); st != nil {
+		r.basis = append([]byte(nil), unsafe.Slice((*byte)(unsafe.Pointer(st)), len(p.Vars)+len(a.rows))...)
+	}
 	switch r.secondary {
 	case 2, 3, 4, 5, 7:
 		// The scaled problem is optimal but the unscaled one has primal
@@ -389,8 +415,9 @@ func runCLP(p *Problem, a *coinArrays, deadline time.Time, at clpAttempt) clpRun
 //
 // start, when it has one value per variable, is handed to CBC as its MIP
 // start.
-func solveCBC(p *Problem, a *coinArrays, deadline time.Time, nodeLimit int, start []float64) (Result, error) {
-	switch r := clpSolve(p, a, deadline); r.status {
+func solveCBC(p *Problem, a *coinArrays, deadline time.Time, o Options) (Result, error) {
+	nodeLimit, start := o.NodeLimit, o.Start
+	switch r := clpSolve(p, a, deadline, nil); r.status {
 	case clpOptimal:
 	case clpPrimalInfeasible:
 		return outcome(coinName, p, Infeasible, nil, nil, nil)
@@ -414,6 +441,10 @@ func solveCBC(p *Problem, a *coinArrays, deadline time.Time, nodeLimit int, star
 	cbcParam(m, "logLevel", "0")
 	for _, kv := range cbcSafeParams {
 		cbcParam(m, kv[0], kv[1])
+	}
+	if o.Plain {
+		cbcParam(m, "cutsOnOff", "off")
+		cbcParam(m, "heuristicsOnOff", "off")
 	}
 	if !deadline.IsZero() {
 		left := time.Until(deadline)

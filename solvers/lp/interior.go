@@ -152,6 +152,9 @@ type ipmProblem struct {
 	h, w  []float64 // per row
 	c, v  []float64 // per free variable
 	dense bool      // always factor the normal equations densely (tests)
+	// residuals' work space: its answer's rx and rz, GᵀΩz and Gx (valid
+	// until the next call).
+	rx, rz, gtz, gx []float64
 }
 
 // newIPMProblem builds the inequality form; nil when a row left without
@@ -177,29 +180,41 @@ func newIPMProblem(p *Problem, cp Copies) (*ipmProblem, error) {
 		q.h = append(q.h, h)
 		q.w = append(q.w, w)
 	}
+	bounds := make([]Term, 0, 2*len(q.free)) // the bound rows' terms, one array
+	bound := func(k int, coef, h float64) {
+		bounds = append(bounds, Term{Var: k, Coef: coef})
+		add(bounds[len(bounds)-1:len(bounds):len(bounds)], h, q.v[k])
+	}
 	for k, j := range q.free {
 		v := p.Vars[j]
 		if !math.IsInf(v.Lower, -1) {
-			add([]Term{{Var: k, Coef: -1}}, -v.Lower, q.v[k])
+			bound(k, -1, -v.Lower)
 		}
 		if !math.IsInf(v.Upper, 1) {
-			add([]Term{{Var: k, Coef: 1}}, v.Upper, q.v[k])
+			bound(k, 1, v.Upper)
 		}
 	}
-	for i, r := range p.mergedRows() {
+	merged := p.mergedRows()
+	nnz := 0
+	for _, r := range merged {
+		nnz += len(r)
+	}
+	all := make([]Term, 0, 2*nnz) // the rows' terms (twice for ranges), one array
+	for i, r := range merged {
 		row := p.Rows[i]
 		if row.Lower == row.Upper {
 			return nil, fmt.Errorf("%w: row %d %q: the interior-point method takes no equality rows", ErrInvalid, i, row.Name)
 		}
-		var terms []Term
+		start := len(all)
 		konst := 0.0
 		for _, t := range r {
 			if idx[t.Var] < 0 {
 				konst += t.Coef * q.fixed[t.Var]
 				continue
 			}
-			terms = append(terms, Term{Var: idx[t.Var], Coef: t.Coef})
+			all = append(all, Term{Var: idx[t.Var], Coef: t.Coef})
 		}
+		terms := all[start:len(all):len(all)]
 		lo, hi := row.Lower-konst, row.Upper-konst
 		if len(terms) == 0 {
 			if emptyRowInfeasible(Row{Lower: lo, Upper: hi}) {
@@ -212,11 +227,11 @@ func newIPMProblem(p *Problem, cp Copies) (*ipmProblem, error) {
 			add(terms, hi, w)
 		}
 		if !math.IsInf(lo, -1) {
-			neg := make([]Term, len(terms))
-			for k, t := range terms {
-				neg[k] = Term{Var: t.Var, Coef: -t.Coef}
+			start := len(all)
+			for _, t := range terms {
+				all = append(all, Term{Var: t.Var, Coef: -t.Coef})
 			}
-			add(neg, -lo, w)
+			add(all[start:len(all):len(all)], -lo, w)
 		}
 	}
 	return q, nil
@@ -287,9 +302,15 @@ type ipmState struct {
 // solve runs the method on q (equilibrating it first) and returns the
 // status and, when optimal, the solution over the free variables.
 func (q *ipmProblem) solve(deadline time.Time) (Status, []float64, error) {
-	// Rows are copied: equilibrate scales them in place.
+	// Rows are copied (into one array): equilibrate scales them in place.
+	nnz := 0
+	for _, r := range q.rows {
+		nnz += len(r)
+	}
+	terms := make([]Term, 0, nnz)
 	for i, r := range q.rows {
-		q.rows[i] = append([]Term(nil), r...)
+		terms = append(terms, r...)
+		q.rows[i] = terms[len(terms)-len(r) : len(terms) : len(terms)]
 	}
 	e := q.equilibrate()
 	k, err := q.start()
@@ -333,14 +354,17 @@ type ipmResiduals struct {
 
 func (q *ipmProblem) residuals(st *ipmState) ipmResiduals {
 	n, m := len(q.c), len(q.rows)
-	r := ipmResiduals{rx: make([]float64, n), rz: make([]float64, m), relgap: math.NaN(), pinf: math.NaN(), dinf: math.NaN()}
-	gtz := q.gtOmega(st.z)
+	if len(q.rx) != n || len(q.rz) != m {
+		q.rx, q.rz, q.gtz, q.gx = make([]float64, n), make([]float64, m), make([]float64, n), make([]float64, m)
+	}
+	r := ipmResiduals{rx: q.rx, rz: q.rz, relgap: math.NaN(), pinf: math.NaN(), dinf: math.NaN()}
+	gtz := q.gtOmegaInto(q.gtz, st.z)
 	hresx := 0.0
 	for j := range r.rx {
 		r.rx[j] = -gtz[j]/q.v[j] - q.c[j]*st.tau
 		hresx += q.v[j] * sq(gtz[j]/q.v[j])
 	}
-	gx := q.g(st.x)
+	gx := q.gInto(q.gx, st.x)
 	hresz := 0.0
 	for i := range r.rz {
 		hresz += q.w[i] * sq(st.s[i]+gx[i])
@@ -411,13 +435,14 @@ type ipmKKT struct {
 	state  ipmState
 	layout *arrowLayout // nil: dense
 	arrow  *arrowFactor // the last arrow factorisation (its memory is reused)
+	dense  *denseFactor // the last dense factorisation (likewise)
 	fact   normalFactor
 	n      int
 	d2     []float64
 	// normalSolve's work space: G·x, Gᵀ·(…) and the residual.
 	gx, hx, r []float64
 	// Work space of step and solve, by slot (see scratch).
-	work [16][]float64
+	work [23][]float64
 }
 
 // scratch returns work slot i with n entries, to be written before it is
@@ -440,12 +465,15 @@ func (k *ipmKKT) factor(q *ipmProblem, d2 []float64) error {
 			return nil
 		}
 	}
-	k.fact, err = factorDense(q, d2)
+	if k.dense, err = factorDense(q, d2, k.dense); err == nil {
+		k.fact = k.dense
+	}
 	return err
 }
 
-// solve returns dx, dz for the right-hand side (bx, bz).
-func (k *ipmKKT) solve(q *ipmProblem, bx, bz []float64) ([]float64, []float64) {
+// solve writes dx, dz for the right-hand side (bx, bz) into work slots sx
+// and sz, and returns them.
+func (k *ipmKKT) solve(q *ipmProblem, bx, bz []float64, sx, sz int) ([]float64, []float64) {
 	rhs := k.scratch(13, k.n)
 	for j := range rhs {
 		rhs[j] = q.v[j] * bx[j]
@@ -458,25 +486,27 @@ func (k *ipmKKT) solve(q *ipmProblem, bx, bz []float64) ([]float64, []float64) {
 	for j := range rhs {
 		rhs[j] += gt[j]
 	}
-	dx := k.normalSolve(q, rhs)
-	gx := q.g(dx)
-	dz := make([]float64, len(bz))
+	dx := k.normalSolve(q, rhs, k.scratch(sx, k.n))
+	gx := q.gInto(k.scratch(16, len(bz)), dx)
+	dz := k.scratch(sz, len(bz))
 	for i := range dz {
 		dz[i] = (gx[i] - bz[i]) / k.d2[i]
 	}
 	return dx, dz
 }
 
-// normalSolve solves (GᵀΩD⁻²G) dx = rhs, refining the answer against the
-// matrix itself while the residual shrinks (at most 8 rounds): near the
-// optimum the matrix is ill-conditioned, and where the LP is degenerate the
-// iterates move along directions only this accuracy fixes.
-func (k *ipmKKT) normalSolve(q *ipmProblem, rhs []float64) []float64 {
-	x, ok := k.fact.solve(rhs)
+// normalSolve solves (GᵀΩD⁻²G) dx = rhs into x (k.n entries) and returns
+// it, refining the answer against the matrix itself while the residual
+// shrinks (at most 8 rounds): near the optimum the matrix is
+// ill-conditioned, and where the LP is degenerate the iterates move along
+// directions only this accuracy fixes.
+func (k *ipmKKT) normalSolve(q *ipmProblem, rhs, x []float64) []float64 {
+	sol, ok := k.fact.solve(rhs)
 	if !ok {
-		return make([]float64, k.n)
+		clear(x)
+		return x
 	}
-	x = append([]float64(nil), x...)
+	copy(x, sol)
 	last := math.Inf(1)
 	if len(k.gx) != len(q.rows) || len(k.r) != k.n {
 		k.gx, k.hx, k.r = make([]float64, len(q.rows)), make([]float64, k.n), make([]float64, k.n)
@@ -523,7 +553,7 @@ func (q *ipmProblem) start() (*ipmKKT, error) {
 	if err := k.factor(q, ones); err != nil {
 		return nil, fmt.Errorf("interior point, start: %w", err)
 	}
-	x := k.normalSolve(q, q.gtOmega(q.h))
+	x := k.normalSolve(q, q.gtOmega(q.h), make([]float64, len(q.c)))
 	gx := q.g(x)
 	r := make([]float64, len(q.h))
 	for i := range r {
@@ -533,7 +563,7 @@ func (q *ipmProblem) start() (*ipmKKT, error) {
 	for j := range vc {
 		vc[j] = q.v[j] * q.c[j]
 	}
-	lam := k.normalSolve(q, vc)
+	lam := k.normalSolve(q, vc, make([]float64, len(q.c)))
 	z := q.g(lam)
 	for i := range z {
 		z[i] = -z[i]
@@ -576,12 +606,12 @@ func (k *ipmKKT) step(q *ipmProblem, st *ipmState, rx, rz []float64, rt, mu floa
 	for j := range negC {
 		negC[j] = -q.c[j]
 	}
-	dx1, dz1 := k.solve(q, negC, q.h)
+	dx1, dz1 := k.solve(q, negC, q.h, 17, 18)
 	bz := k.scratch(4, m)
 	for i := range bz {
 		bz[i] = -rz[i] + st.s[i]
 	}
-	dx2, dz2 := k.solve(q, rx, bz)
+	dx2, dz2 := k.solve(q, rx, bz, 19, 20)
 	denom := st.kap/st.tau - wdot(q.c, dx1, q.v) - wdot(q.h, dz1, q.w)
 	if denom == 0 || math.IsNaN(denom) {
 		return errors.New("degenerate τ equation")
@@ -607,7 +637,7 @@ func (k *ipmKKT) step(q *ipmProblem, st *ipmState, rx, rz []float64, rt, mu floa
 		ds1[i] = lam[i]*lam[i] + dsA[i]*wdzA[i] - sigma*mu
 		bz[i] = -(1-sigma)*rz[i] + w[i]*(ds1[i]/lam[i])
 	}
-	dx2, dz2 = k.solve(q, bx, bz)
+	dx2, dz2 = k.solve(q, bx, bz, 21, 22)
 	bkap := st.kap*st.tau + dkapA*dtauA - sigma*mu
 	dtau := ((1-sigma)*rt - bkap/st.tau + wdot(q.c, dx2, q.v) + wdot(q.h, dz2, q.w)) / denom
 	dx := k.scratch(9, len(dx2))

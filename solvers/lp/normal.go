@@ -139,14 +139,16 @@ func newArrowLayout(q *ipmProblem) *arrowLayout {
 // denseFactor is the Cholesky factor of the whole of N.
 type denseFactor struct {
 	chol chol
+	h    *mat.SymDense // N before factoring (its memory is reused)
+	v    []float64     // solve's answer
 }
 
 func (f *denseFactor) solve(rhs []float64) ([]float64, bool) {
-	v := append([]float64(nil), rhs...)
-	if !f.chol.solveInPlace(v) {
+	f.v = append(f.v[:0], rhs...)
+	if !f.chol.solveInPlace(f.v) {
 		return nil, false
 	}
-	return v, true
+	return f.v, true
 }
 
 // ridge is the relative amount added to the diagonal: it keeps a matrix
@@ -154,25 +156,31 @@ func (f *denseFactor) solve(rhs []float64) ([]float64, bool) {
 // scale of the matrix (iterative refinement removes its effect).
 func ridge(maxDiag float64) float64 { return ipmTiny * math.Max(1, maxDiag) }
 
-// factorDense forms and factors N.
-func factorDense(q *ipmProblem, d2 []float64) (normalFactor, error) {
+// factorDense forms and factors N, in the memory of f (a factor of an
+// earlier scaling of the same problem, or nil).
+func factorDense(q *ipmProblem, d2 []float64, f *denseFactor) (*denseFactor, error) {
 	n := len(q.c)
-	h := mat.NewSymDense(n, nil)
+	if f == nil || f.h == nil || f.h.SymmetricDim() != n {
+		f = &denseFactor{h: mat.NewSymDense(n, nil)}
+	} else {
+		clear(f.h.RawSymmetric().Data)
+	}
+	raw := f.h.RawSymmetric()
+	data, stride := raw.Data, raw.Stride
 	for i, r := range q.rows {
-		f := q.w[i] / d2[i]
+		w := q.w[i] / d2[i]
 		for a, ta := range r {
 			for _, tb := range r[a:] {
 				i0, j0 := ta.Var, tb.Var
 				if i0 > j0 {
 					i0, j0 = j0, i0
 				}
-				h.SetSym(i0, j0, h.At(i0, j0)+f*ta.Coef*tb.Coef)
+				data[i0*stride+j0] += w * ta.Coef * tb.Coef
 			}
 		}
 	}
-	addRidge(h, n)
-	f := &denseFactor{}
-	if ok := f.chol.factorize(h); !ok {
+	addRidge(f.h, n)
+	if ok := f.chol.factorize(f.h); !ok {
 		return nil, errors.New("normal equations are not positive definite")
 	}
 	return f, nil
@@ -196,7 +204,11 @@ type arrowFactor struct {
 	// Work space of arrowSolve: B_b⁻¹·r_b for every block, one slice.
 	binvR []float64
 	start []int     // where block b's part of binvR starts
+	rg    []float64 // the border's part
 	y     []float64 // solve's answer
+	uy    []float64 // Uᵀ·y
+	col   []float64 // factorBlock's column
+	smwM  *mat.SymDense
 }
 
 // factorArrow forms and factors N by the layout l, in the memory of f (a
@@ -301,7 +313,10 @@ func (f *arrowFactor) factorBlock(b int, m *mat.SymDense) error {
 	if f.binvE[b] == nil {
 		f.binvE[b] = make([]float64, len(vars)*nb)
 	}
-	col := make([]float64, len(vars))
+	if cap(f.col) < len(vars) {
+		f.col = make([]float64, maxBlock)
+	}
+	col := f.col[:len(vars)]
 	for g := 0; g < nb; g++ {
 		for k := range vars {
 			col[k] = f.e[b][k*nb+g]
@@ -355,7 +370,10 @@ func (f *arrowFactor) factorWide(q *ipmProblem, d2 []float64) error {
 		}
 		f.hinvU[k] = hu
 	}
-	m := mat.NewSymDense(nu, nil)
+	if f.smwM == nil {
+		f.smwM = mat.NewSymDense(nu, nil)
+	}
+	m := f.smwM
 	for a := 0; a < nu; a++ {
 		for b := a; b < nu; b++ {
 			v := dot(f.u[a], f.hinvU[b])
@@ -382,7 +400,10 @@ func (f *arrowFactor) arrowSolve(out, rhs []float64) ([]float64, bool) {
 		}
 		f.binvR = make([]float64, f.start[len(l.blocks)])
 	}
-	rg := make([]float64, nb)
+	if f.rg == nil {
+		f.rg = make([]float64, nb)
+	}
+	rg := f.rg
 	for g, j := range l.border {
 		rg[g] = rhs[j]
 	}
@@ -429,7 +450,10 @@ func (f *arrowFactor) solve(rhs []float64) ([]float64, bool) {
 		return y, ok
 	}
 	nu := len(f.u)
-	uy := make([]float64, nu)
+	if f.uy == nil {
+		f.uy = make([]float64, nu)
+	}
+	uy := f.uy
 	for k := range f.u {
 		uy[k] = dot(f.u[k], y)
 	}

@@ -1,10 +1,11 @@
 package lp
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
-	"sort"
+	"slices"
 )
 
 // Sense is the direction of optimisation. The zero value is Minimize.
@@ -134,9 +135,16 @@ func checkBounds(lo, hi float64) error {
 // summed and zero coefficients dropped. p must be valid.
 func (p *Problem) mergedRows() [][]Term {
 	out := make([][]Term, len(p.Rows))
+	nnz := 0
+	for _, r := range p.Rows {
+		nnz += len(r.Coefs)
+	}
+	all := make([]Term, 0, nnz) // every row's terms, one array
 	for i, r := range p.Rows {
-		ts := append([]Term(nil), r.Coefs...)
-		sort.SliceStable(ts, func(a, b int) bool { return ts[a].Var < ts[b].Var })
+		start := len(all)
+		all = append(all, r.Coefs...)
+		ts := all[start:len(all):len(all)]
+		slices.SortStableFunc(ts, func(a, b Term) int { return cmp.Compare(a.Var, b.Var) })
 		merged := ts[:0]
 		for _, t := range ts {
 			if n := len(merged); n > 0 && merged[n-1].Var == t.Var {

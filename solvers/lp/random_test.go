@@ -83,14 +83,16 @@ func TestRandomMIPsAgainstBruteForce(t *testing.T) {
 			p, _ := randomProblem(rand.New(rand.NewSource(seed)), genConfig{nv: nv, nr: nr, intFrac: 1, maxWidth: 3})
 			want, feasible := bruteForce(p)
 			for _, s := range backends() {
-				res, err := s.Solve(p, Options{})
-				switch {
-				case !feasible && res.Status != Infeasible:
-					return fmt.Sprintf("%s: status %v (%v), enumeration finds no point", s.Name(), res.Status, err)
-				case feasible && res.Status != Optimal:
-					return fmt.Sprintf("%s: status %v (%v), enumeration finds %v", s.Name(), res.Status, err, want)
-				case feasible && !sameObjective(res.Objective, want):
-					return fmt.Sprintf("%s: objective %v, enumeration finds %v", s.Name(), res.Objective, want)
+				for _, plain := range []bool{false, true} {
+					res, err := s.Solve(p, Options{Plain: plain})
+					switch {
+					case !feasible && res.Status != Infeasible:
+						return fmt.Sprintf("%s (plain %v): status %v (%v), enumeration finds no point", s.Name(), plain, res.Status, err)
+					case feasible && res.Status != Optimal:
+						return fmt.Sprintf("%s (plain %v): status %v (%v), enumeration finds %v", s.Name(), plain, res.Status, err, want)
+					case feasible && !sameObjective(res.Objective, want):
+						return fmt.Sprintf("%s (plain %v): objective %v, enumeration finds %v", s.Name(), plain, res.Objective, want)
+					}
 				}
 			}
 			return ""

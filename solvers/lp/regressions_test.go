@@ -240,6 +240,13 @@ func TestRegressions(t *testing.T) {
 		for _, rc := range regressions {
 			t.Run(s.Name()+"/"+rc.name, func(t *testing.T) {
 				res, err := s.Solve(&rc.p, Options{})
+				if rc.p.HasInteger() {
+					// A plain search reaches the same optimum.
+					plain, err := s.Solve(&rc.p, Options{Plain: true})
+					if plain.Status != rc.status || (rc.status == Optimal && !sameObjective(plain.Objective, rc.obj)) {
+						t.Errorf("plain: status %v, objective %v (%v); want %v, %v", plain.Status, plain.Objective, err, rc.status, rc.obj)
+					}
+				}
 				if res.Status != rc.status {
 					t.Fatalf("status %v (%v), want %v", res.Status, err, rc.status)
 				}

@@ -33,6 +33,28 @@ type Options struct {
 	// without it. Ignored for LPs, by the pure-Go backend, and when it has
 	// the wrong length.
 	Start []float64
+	// Warm, when not nil, carries a simplex basis from one LP solve to the
+	// next of a problem of the same shape (the same variables and rows,
+	// coefficients and bounds free to differ): the Coin backend starts
+	// CLP's simplex from the basis it holds, if any, and leaves the final
+	// basis of a settled optimum in it. The optimum's value is the same as
+	// from a cold start; among tied optimal vertices it may return another
+	// one, so use it where only the value (or a unique optimum) matters.
+	// Ignored for MIPs and by the pure-Go backend.
+	Warm *Basis
+	// Plain asks for branch and bound with the LP relaxations' bounds only:
+	// the Coin backend switches CBC's cut generators and primal heuristics
+	// off (the pure-Go backend has neither). The optimum's value is the
+	// same; on small MIPs with a good MIP start (Start) the search is
+	// faster, and among tied optima another may be returned.
+	Plain bool
+}
+
+// Basis is a simplex basis kept between solves (Options.Warm); the zero
+// value holds none.
+type Basis struct {
+	status     []byte // CLP's status of every column, then of every loaded row
+	cols, rows int
 }
 
 // Status is the outcome of a solve.
