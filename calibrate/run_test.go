@@ -60,7 +60,10 @@ func fakeSpec(t *testing.T, extra string) *Spec {
 	return fakeSpecOn(t, "[{device: cpu, gpu_type: T4}]", extra)
 }
 
-// fakeSpecOn is fakeSpec on the devices given (YAML).
+// fakeSpecOn is fakeSpec on the devices given (YAML). Its stall bound (3 s)
+// is far above the fake's 0.02 s steps, so that a loaded machine (the whole
+// suite on two cores) is not taken for a stalled workload; the hang test
+// waits that long.
 func fakeSpecOn(t *testing.T, devices, extra string) *Spec {
 	t.Helper()
 	wd, _ := os.Getwd()
@@ -74,7 +77,7 @@ warmup_steps: 2
 window: 5
 measure_steps: 5
 steps: 60
-stall_seconds: 0.5
+stall_seconds: 3
 start_timeout_seconds: 5
 timeout_seconds: 10
 ` + extra
@@ -141,7 +144,7 @@ func TestFakeWorkloadFailuresAreReported(t *testing.T) {
 		{"garbage", StatusFailed, `garbage on stdout line 4`, "", 5},
 		{"nan", StatusFailed, `garbage on stdout line 3`, "", 5},
 		{"crash", StatusFailed, "without a measurement", "illegal memory access", 5},
-		{"hang", StatusFailed, "no step for 0.5s after step 1", "about to hang", 5},
+		{"hang", StatusFailed, "no step for 3s after step 1", "about to hang", 5},
 		{"oom", StatusDoesNotFit, "", "OutOfMemoryError", 5},
 		{"exit3", StatusDoesNotFit, "", "killed by the allocator", 5},
 		{"short", StatusFailed, "before a measurement", "", 5},
