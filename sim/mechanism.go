@@ -95,21 +95,26 @@ func (e *engine) hold(k models.Kind) {
 	if !r.holding {
 		elapsed = e.now.Seconds()
 	}
-	units := 0
-	for _, j := range e.active {
-		for g := range r.types {
-			j.deficit[g] += share(j.share, g)*elapsed - (j.clock[g] - r.credit)
-			j.clock[g] = r.credit
-		}
-		j.inAlloc = true
-		j.share = j.share[:0]
-		if fr, ok := a.Fractions[j.spec.ID]; ok {
-			for _, g := range r.types {
-				j.share = append(j.share, fr[g])
+	// After a whole-GPU allocation (or none) every job's share is empty and
+	// its clock at the credit (accrue counts nothing), so settling would add
+	// 0 to every deficit: a whole-GPU allocation replacing one skips the
+	// walk over the active jobs.
+	if fractional || (r.holding && r.fractional) {
+		for _, j := range e.active {
+			for g := range r.types {
+				j.deficit[g] += share(j.share, g)*elapsed - (j.clock[g] - r.credit)
+				j.clock[g] = r.credit
+			}
+			j.inAlloc = true
+			j.share = j.share[:0]
+			if fr, ok := a.Fractions[j.spec.ID]; ok {
+				for _, g := range r.types {
+					j.share = append(j.share, fr[g])
+				}
 			}
 		}
-		units++
 	}
+	units := len(e.active)
 	next := map[[2]models.JobID]*pairState{}
 	var order [][2]models.JobID
 	for _, sf := range a.Pairs {

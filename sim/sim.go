@@ -54,6 +54,9 @@ type engine struct {
 	// mechanism's "rounds received" for a pair.
 	pairTime map[[2]models.JobID]map[string]time.Duration
 	rounds   rounds
+	placer   placer
+	rates    *models.Rates // every job's figures, for the snapshots
+	epoch    int // apply calls so far; job.epoch marks the jobs of the current one
 }
 
 // Run simulates the jobs of cfg under policy p until every job has finished.
@@ -112,7 +115,13 @@ func newEngine(cfg Config, p solvers.Policy) *engine {
 		j.seq = i
 		e.byID[j.spec.ID] = j
 	}
+	e.rates = models.NewRates(cfg.Environment)
+	for _, j := range e.jobs {
+		j.user = e.userIdx[j.spec.User]
+		e.rates.Add(&j.spec)
+	}
 	e.occ = make([][]*job, cfg.Cluster.TotalGPUs())
+	e.placer = placer{c: cfg.Cluster}
 	e.rec = newRecorder(e.users, cfg.Cluster.TotalGPUs(), cfg.Round, cfg.MaxSeriesPoints)
 	return e
 }
@@ -237,7 +246,7 @@ func (e *engine) complete() bool {
 		return false
 	}
 	e.rounds.changed = true
-	e.rerate(nil)
+	e.rerate(0)
 	e.running = slices.DeleteFunc(e.running, func(j *job) bool { return j.finished })
 	for k := range e.pairTime {
 		if e.byID[k[0]].finished || e.byID[k[1]].finished {
@@ -256,8 +265,10 @@ func (e *engine) complete() bool {
 		if j.finished {
 			continue
 		}
-		j.pos = k
-		e.active[k], e.views[k] = j, e.views[i]
+		if k != i {
+			j.pos = k
+			e.active[k], e.views[k] = j, e.views[i]
+		}
 		k++
 	}
 	clear(e.active[k:])
@@ -282,7 +293,7 @@ func (e *engine) arrive() bool {
 		j.pos = len(e.active)
 		e.active = append(e.active, j)
 		e.views = append(e.views, j.view())
-		e.demand[e.userIdx[j.spec.User]] += float64(j.spec.Gang)
+		e.demand[j.user] += float64(j.spec.Gang)
 		e.emit(Event{Kind: Arrive, Job: j.spec.ID})
 		e.next++
 		any = true
@@ -300,21 +311,21 @@ func (e *engine) release(j *job) {
 		e.occ[g] = slices.DeleteFunc(e.occ[g], func(o *job) bool { return o == j })
 	}
 	if j.finished {
-		e.demand[e.userIdx[j.spec.User]] -= float64(j.spec.Gang)
+		e.demand[j.user] -= float64(j.spec.Gang)
 	}
 	j.gpus, j.typ, j.rate, j.base, j.accum = nil, "", 0, 0, 0
 }
 
 // rerate recomputes every running job's speed from its GPU partners and the
 // users' GPU holdings (a shared GPU counts half for each of its two jobs).
-// A job whose speed changes is settled at the old speed first; placed lists
-// the jobs placed just now, whose start events report their speed, so only
-// the others get a rate event.
-func (e *engine) rerate(placed map[*job]bool) {
+// A job whose speed changes is settled at the old speed first; the jobs
+// placed by the apply of epoch placed (0: none), whose start events report
+// their speed, get no rate event.
+func (e *engine) rerate(placed int) {
 	clear(e.holding)
 	for _, js := range e.occ {
 		for _, j := range js {
-			e.holding[e.userIdx[j.spec.User]] += 1 / float64(len(js))
+			e.holding[j.user] += 1 / float64(len(js))
 		}
 	}
 	for _, j := range e.running {
@@ -325,7 +336,7 @@ func (e *engine) rerate(placed map[*job]bool) {
 		j.settle(e.now)
 		j.rate = r
 		j.schedule(e.now)
-		if !placed[j] {
+		if placed == 0 || j.inPlan != placed {
 			e.emit(Event{Kind: Rate, Job: j.spec.ID, Rate: r})
 		}
 	}
@@ -368,7 +379,7 @@ func (e *engine) refreshEntitlement() {
 func (e *engine) snapshot(why models.Trigger) *models.Snapshot {
 	for _, j := range e.running {
 		j.settle(e.now)
-		e.views[j.pos] = j.view()
+		j.refresh(&e.views[j.pos])
 	}
 	for _, j := range e.stale {
 		e.views[j.pos] = j.view()
@@ -376,7 +387,7 @@ func (e *engine) snapshot(why models.Trigger) *models.Snapshot {
 	e.stale = e.stale[:0]
 	return &models.Snapshot{
 		Now: e.now, Round: e.round, RoundLength: e.cfg.Round, Trigger: why,
-		Environment: e.cfg.Environment, Users: e.cfg.Users, Jobs: e.views,
+		Environment: e.cfg.Environment, Users: e.cfg.Users, Jobs: e.views, Rates: e.rates,
 	}
 }
 

@@ -14,6 +14,12 @@ type job struct {
 	seq     int // position in arrival order
 	pos     int // position in engine.active (and engine.views) while active
 	spec    models.Job
+	user    int // index into engine.users
+
+	// Marks of engine.apply (epochs, 0 for none): inPlan, the apply whose
+	// placements changed this job (at slot), and wasRunning, the apply that
+	// found it running.
+	inPlan, slot, wasRunning int
 	jt      models.JobType
 	restore time.Duration // checkpoint-restore cost
 
@@ -127,4 +133,12 @@ func (j *job) view() models.JobState {
 		LastAccum: j.accum,
 		Received:  j.received,
 	}
+}
+
+// refresh brings v, the view of j when it was last built or refreshed, up to
+// date: the fields that change while a job runs or when it is placed (the
+// job and its Received map stay the same).
+func (j *job) refresh(v *models.JobState) {
+	v.Done, v.Attained, v.Executed, v.FirstRun = j.done, j.attained, j.executed, j.firstRun
+	v.LastType, v.LastGPUs, v.LastAccum = j.typ, j.gpus, j.accum
 }

@@ -17,7 +17,18 @@ type Chooser func(s *models.Snapshot, j *models.JobState, free map[string]int) (
 // comes first in s.Cluster.TypeNames() (newest generation, then name).
 func Fastest(s *models.Snapshot, j *models.JobState, free map[string]int) (string, bool) {
 	best, bt := "", 0.0
-	for _, g := range s.Cluster.TypeNames() {
+	types := s.Cluster.TypeNames()
+	if r := s.Rates.For(&s.Environment); r != nil {
+		if row := r.Row(&j.Job); row != nil {
+			for i, t := range row {
+				if t > bt && free[types[i]] >= j.Gang {
+					best, bt = types[i], t
+				}
+			}
+			return best, best != ""
+		}
+	}
+	for _, g := range types {
 		if free[g] < j.Gang {
 			continue
 		}
@@ -42,18 +53,22 @@ func StayOrFastest(s *models.Snapshot, j *models.JobState, free map[string]int) 
 // the type its Chooser names, counted against the type's capacity. It only
 // counts GPUs per type; the simulator picks the servers.
 type Packer struct {
-	s    *models.Snapshot
-	free map[string]int
-	most int // max over types of free
-	run  []models.Assignment
+	s     *models.Snapshot
+	types []string       // s.Cluster.TypeNames()
+	left  []int          // free GPUs per type, indexed like types
+	free  map[string]int // the same by name, for the choosers
+	most  int            // max over types of left
+	run   []models.Assignment
 }
 
 // NewPacker starts with every GPU of s's cluster free.
 func NewPacker(s *models.Snapshot) *Packer {
-	p := &Packer{s: s, free: map[string]int{}}
-	for _, g := range s.Cluster.TypeNames() {
-		p.free[g] = s.Cluster.Capacity(g)
-		p.most = max(p.most, p.free[g])
+	p := &Packer{s: s, types: s.Cluster.TypeNames(), free: map[string]int{}}
+	p.left = make([]int, len(p.types))
+	for i, g := range p.types {
+		p.left[i] = s.Cluster.Capacity(g)
+		p.free[g] = p.left[i]
+		p.most = max(p.most, p.left[i])
 	}
 	return p
 }
@@ -65,13 +80,17 @@ func (p *Packer) Place(j *models.JobState, choose Chooser) bool {
 		return false // no type has room: spare the chooser
 	}
 	g, ok := choose(p.s, j, p.free)
-	if !ok || p.free[g] < j.Gang || p.s.Throughput(&j.Job, g) <= 0 {
+	if !ok {
 		return false
 	}
-	p.free[g] -= j.Gang
-	p.most = 0
-	for _, n := range p.free {
-		p.most = max(p.most, n)
+	i := slices.Index(p.types, g)
+	if i < 0 || p.left[i] < j.Gang || p.s.Throughput(&j.Job, g) <= 0 {
+		return false
+	}
+	p.left[i] -= j.Gang
+	p.free[g] = p.left[i]
+	if p.left[i]+j.Gang == p.most {
+		p.most = slices.Max(p.left)
 	}
 	p.run = append(p.run, models.Assignment{Job: j.ID, Type: g})
 	return true
