@@ -169,7 +169,7 @@ func feasibleRun(s *Snapshot, run []Assignment, colocate bool) error {
 			return &Violation{Constraint: "one placement per job", Job: as.Job, Detail: "job assigned twice"}
 		}
 		seen[i] = true
-		if s.Throughput(&j.Job, as.Type) <= 0 && as.Accum <= 1 {
+		if s.ThroughputOf(j, as.Type) <= 0 && as.Accum <= 1 {
 			return &Violation{Constraint: "runnable", Job: as.Job, Type: as.Type,
 				Detail: fmt.Sprintf("no measured throughput for %s at gang %d, or not enough memory or GPUs", j.Type, j.Gang)}
 		}

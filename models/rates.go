@@ -11,7 +11,14 @@ import "slices"
 type Rates struct {
 	env   Environment
 	types []string
-	rows  map[rateKey][]float64
+	rows  map[rateKey]*rateRow
+}
+
+// rateRow is one row of a Rates, with the key it was made for.
+type rateRow struct {
+	owner *Rates
+	key   rateKey
+	row   []float64
 }
 
 // rateKey is what Environment.Throughput reads of a job.
@@ -25,7 +32,7 @@ func keyOf(j *Job) rateKey { return rateKey{j.Type, j.Gang, j.MemoryGB} }
 
 // NewRates starts an empty memo of env's figures.
 func NewRates(env Environment) *Rates {
-	return &Rates{env: env, types: slices.Clone(env.Cluster.TypeNames()), rows: map[rateKey][]float64{}}
+	return &Rates{env: env, types: slices.Clone(env.Cluster.TypeNames()), rows: map[rateKey]*rateRow{}}
 }
 
 // Add computes j's figures on every type, unless a job of the same type,
@@ -39,26 +46,35 @@ func (r *Rates) Add(j *Job) {
 	for i, g := range r.types {
 		row[i] = r.env.Throughput(j, g)
 	}
-	r.rows[k] = row
+	r.rows[k] = &rateRow{owner: r, key: k, row: row}
 }
 
 // Row is j's figures indexed like Cluster.TypeNames(), or nil when j was not
-// added or the cluster's list of types is no longer in the order the row
-// was made in. The caller must not modify it.
+// added. The caller must not modify it.
 func (r *Rates) Row(j *Job) []float64 {
-	if !slices.Equal(r.types, r.env.Cluster.TypeNames()) {
-		return nil
+	if rr := r.rows[keyOf(j)]; rr != nil {
+		return rr.row
 	}
-	return r.rows[keyOf(j)]
+	return nil
+}
+
+// Current reports whether the cluster's list of types is still in the
+// order the rows were made in (a policy that sorts Cluster.TypeNames() in
+// place, against its contract, reorders it).
+func (r *Rates) Current() bool { return slices.Equal(r.types, r.env.Cluster.TypeNames()) }
+
+// Attach gives j its row, which RowOf and ThroughputOf then read without a
+// lookup; it adds j first.
+func (r *Rates) Attach(j *JobState) {
+	r.Add(&j.Job)
+	j.rates = r.rows[keyOf(&j.Job)]
 }
 
 // Throughput is Environment.Throughput(j, gpu).
 func (r *Rates) Throughput(j *Job, gpu string) float64 {
-	if row, ok := r.rows[keyOf(j)]; ok {
-		for i, g := range r.types {
-			if g == gpu {
-				return row[i]
-			}
+	if rr, ok := r.rows[keyOf(j)]; ok {
+		if i := slices.Index(r.types, gpu); i >= 0 {
+			return rr.row[i]
 		}
 	}
 	return r.env.Throughput(j, gpu)
@@ -100,4 +116,26 @@ func (s *Snapshot) BestThroughput(j *Job) (string, float64) {
 		}
 	}
 	return best, bt
+}
+
+// RowOf is j's figures indexed like Cluster.TypeNames() when the
+// snapshot's Rates hold them (j is one of its jobs, given its row by
+// Attach), else nil. The caller must not modify it.
+func (s *Snapshot) RowOf(j *JobState) []float64 {
+	rr := j.rates
+	if rr == nil || rr.owner != s.Rates || rr.key != keyOf(&j.Job) || s.Rates.For(&s.Environment) == nil {
+		return nil
+	}
+	return rr.row
+}
+
+// ThroughputOf is Throughput(&j.Job, gpu), read from j's row when it has
+// one (RowOf).
+func (s *Snapshot) ThroughputOf(j *JobState, gpu string) float64 {
+	if row := s.RowOf(j); row != nil {
+		if i := slices.Index(s.Rates.types, gpu); i >= 0 {
+			return row[i]
+		}
+	}
+	return s.Throughput(&j.Job, gpu)
 }

@@ -51,6 +51,8 @@ type JobState struct {
 	// Received is, per GPU type, the time the job has run there (Gavel's
 	// rounds received, in time units).
 	Received map[string]time.Duration `json:"received,omitempty"`
+
+	rates *rateRow // its figures, when a Rates attached them
 }
 
 // Remaining is the number of steps still to do.
@@ -75,8 +77,10 @@ type Snapshot struct {
 	// Jobs are the active jobs (arrived and unfinished), ordered by arrival
 	// time and then ID.
 	Jobs []JobState
-	// Rates, when set, memoises the environment's figures for Throughput
-	// and BestThroughput (the simulator sets it; nil computes each one).
+	// Rates, when set, memoises the environment's figures for Throughput,
+	// BestThroughput, RowOf and ThroughputOf (the simulator sets it, and
+	// attaches each job's row; nil computes each figure). Its rows follow
+	// Cluster.TypeNames()'s order, which a policy must not change.
 	Rates *Rates `json:"-"`
 
 	index  map[JobID]int // built on first use by Job

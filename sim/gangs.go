@@ -58,7 +58,14 @@ type placer struct {
 	free  []bool
 	rest  []int
 	fresh []int
-	gang  []int
+	out   []Slot
+	from  []int
+
+	// The engine's: the jobs of the assignments, where they run, and the
+	// placements made of the slots. Each is valid until the next decision.
+	jobs []*job
+	hold []Holding
+	kept []placement
 }
 
 // place is PlaceGangs with hold[i] where run[i].Job runs now (every job is
@@ -72,8 +79,7 @@ func (p *placer) place(run []models.Assignment, hold []Holding, pairs [][2]model
 	for g := range free {
 		free[g] = true
 	}
-	out := make([]Slot, 0, len(run))
-	from := make([]int, 0, len(run))
+	out, from := p.out[:0], p.from[:0]
 	rest := p.rest[:0] // indices into run still to place
 	for i, a := range run {
 		if len(a.GPUs) > 0 {
@@ -144,7 +150,7 @@ func (p *placer) place(run []models.Assignment, hold []Holding, pairs [][2]model
 			done[o] = true
 		}
 	}
-	p.rest, p.fresh = rest, fresh
+	p.rest, p.fresh, p.out, p.from = rest, fresh, out, from
 	return out, from, nil
 }
 

@@ -20,17 +20,18 @@ type placement struct {
 // now, and prices each placement: a job whose placement has no measured
 // figure does not run this time and is counted in Summary.Unplaced.
 func (e *engine) place(run []models.Assignment, pairs [][2]models.JobID) ([]placement, error) {
-	jobs := make([]*job, len(run))
-	hold := make([]Holding, len(run))
-	for i, a := range run {
+	jobs, hold := e.placer.jobs[:0], e.placer.hold[:0]
+	for _, a := range run {
 		j := e.byID[a.Job]
-		jobs[i], hold[i] = j, Holding{Type: j.typ, GPUs: j.gpus, Gang: j.spec.Gang}
+		jobs, hold = append(jobs, j), append(hold, Holding{Type: j.typ, GPUs: j.gpus, Gang: j.spec.Gang})
 	}
+	e.placer.jobs, e.placer.hold = jobs, hold
 	slots, from, err := e.placer.place(run, hold, pairs)
 	if err != nil {
 		return nil, err
 	}
-	kept := make([]placement, 0, len(slots))
+	kept := e.placer.kept[:0]
+	defer func() { e.placer.kept = kept }()
 	for k, sl := range slots {
 		p := placement{job: jobs[from[k]], typ: sl.Type, gpus: sl.GPUs, accum: sl.Accum}
 		if j := p.job; j.running() && p.typ == j.typ && sameSlice(p.gpus, j.gpus) && p.accum == j.accum {

@@ -31,6 +31,7 @@ type engine struct {
 	// decision) so that a decision costs O(running), not O(active), copies.
 	views   []models.JobState
 	stale   []*job   // jobs whose view must be refreshed
+	off     int      // job.pos − off is the job's index in active and views
 	running []*job   // holding GPUs
 	occ     [][]*job // occ[g]: the jobs on GPU g (at most two)
 	users   []string
@@ -56,7 +57,7 @@ type engine struct {
 	rounds   rounds
 	placer   placer
 	rates    *models.Rates // every job's figures, for the snapshots
-	epoch    int // apply calls so far; job.epoch marks the jobs of the current one
+	epoch    int           // apply calls so far; see job.inPlan
 }
 
 // Run simulates the jobs of cfg under policy p until every job has finished.
@@ -231,10 +232,12 @@ func (e *engine) countPairs(dt time.Duration) {
 // complete finishes every running job whose completion time is now.
 func (e *engine) complete() bool {
 	any := false
+	first, last := len(e.active), -1 // the finished jobs' span in active
 	for _, j := range e.running {
 		if j.finishAt != e.now {
 			continue
 		}
+		first, last = min(first, j.pos-e.off), max(last, j.pos-e.off)
 		j.settle(e.now)
 		j.done = j.spec.Steps
 		j.finished, j.finish, j.areaFinish = true, e.now, e.area
@@ -260,23 +263,50 @@ func (e *engine) complete() bool {
 		}
 		return false
 	})
-	k := 0
-	for i, j := range e.active {
-		if j.finished {
-			continue
-		}
-		if k != i {
-			j.pos = k
-			e.active[k], e.views[k] = j, e.views[i]
-		}
-		k++
-	}
-	clear(e.active[k:])
-	clear(e.views[k:])
-	e.active, e.views = e.active[:k], e.views[:k]
+	e.dropFinished(first, last)
 	e.stale = slices.DeleteFunc(e.stale, func(j *job) bool { return j.finished })
 	e.refreshEntitlement()
 	return true
+}
+
+// dropFinished removes the finished jobs, which lie between active[first]
+// and active[last], from active and views, keeping the order of the others.
+// It moves the shorter side: the jobs after first towards the front, or the
+// jobs before last towards the back (then active starts later in its
+// array). A run that finishes its oldest jobs first moves few views.
+func (e *engine) dropFinished(first, last int) {
+	n := len(e.active)
+	move := func(k, i int) {
+		if k != i {
+			j := e.active[i]
+			j.pos = e.off + k
+			e.active[k], e.views[k] = j, e.views[i]
+		}
+	}
+	if n-first <= last+1 {
+		k := first
+		for i := first; i < n; i++ {
+			if !e.active[i].finished {
+				move(k, i)
+				k++
+			}
+		}
+		clear(e.active[k:])
+		clear(e.views[k:])
+		e.active, e.views = e.active[:k], e.views[:k]
+		return
+	}
+	k := last
+	for i := last; i >= 0; i-- {
+		if !e.active[i].finished {
+			move(k, i)
+			k--
+		}
+	}
+	clear(e.active[:k+1])
+	clear(e.views[:k+1])
+	e.active, e.views = e.active[k+1:], e.views[k+1:]
+	e.off += k + 1
 }
 
 // arrive admits every job whose arrival time is now.
@@ -290,9 +320,11 @@ func (e *engine) arrive() bool {
 			j.clock[g] = e.rounds.credit
 		}
 		j.deficit = make([]float64, len(e.rounds.types))
-		j.pos = len(e.active)
+		j.pos = e.off + len(e.active)
+		v := j.view()
+		e.rates.Attach(&v)
 		e.active = append(e.active, j)
-		e.views = append(e.views, j.view())
+		e.views = append(e.views, v)
 		e.demand[j.user] += float64(j.spec.Gang)
 		e.emit(Event{Kind: Arrive, Job: j.spec.ID})
 		e.next++
@@ -379,16 +411,20 @@ func (e *engine) refreshEntitlement() {
 func (e *engine) snapshot(why models.Trigger) *models.Snapshot {
 	for _, j := range e.running {
 		j.settle(e.now)
-		j.refresh(&e.views[j.pos])
+		j.refresh(&e.views[j.pos-e.off])
 	}
 	for _, j := range e.stale {
-		e.views[j.pos] = j.view()
+		j.refresh(&e.views[j.pos-e.off])
 	}
 	e.stale = e.stale[:0]
-	return &models.Snapshot{
+	s := &models.Snapshot{
 		Now: e.now, Round: e.round, RoundLength: e.cfg.Round, Trigger: why,
-		Environment: e.cfg.Environment, Users: e.cfg.Users, Jobs: e.views, Rates: e.rates,
+		Environment: e.cfg.Environment, Users: e.cfg.Users, Jobs: e.views,
 	}
+	if e.rates.Current() {
+		s.Rates = e.rates
+	}
+	return s
 }
 
 // decide asks the policy for an allocation, checks it and applies it; or,

@@ -11,17 +11,17 @@ import (
 // lazily: done and the time counters are exact at settled and advance at rate
 // while the job holds GPUs and is not restoring.
 type job struct {
-	seq     int // position in arrival order
-	pos     int // position in engine.active (and engine.views) while active
-	spec    models.Job
-	user    int // index into engine.users
+	seq  int // position in arrival order
+	pos  int // engine.off + its index in engine.active (and views) while active
+	spec models.Job
+	user int // index into engine.users
 
 	// Marks of engine.apply (epochs, 0 for none): inPlan, the apply whose
 	// placements changed this job (at slot), and wasRunning, the apply that
 	// found it running.
 	inPlan, slot, wasRunning int
-	jt      models.JobType
-	restore time.Duration // checkpoint-restore cost
+	jt                       models.JobType
+	restore                  time.Duration // checkpoint-restore cost
 
 	done     float64
 	settled  time.Duration // time up to which done and the counters are exact

@@ -18,15 +18,13 @@ type Chooser func(s *models.Snapshot, j *models.JobState, free map[string]int) (
 func Fastest(s *models.Snapshot, j *models.JobState, free map[string]int) (string, bool) {
 	best, bt := "", 0.0
 	types := s.Cluster.TypeNames()
-	if r := s.Rates.For(&s.Environment); r != nil {
-		if row := r.Row(&j.Job); row != nil {
-			for i, t := range row {
-				if t > bt && free[types[i]] >= j.Gang {
-					best, bt = types[i], t
-				}
+	if row := s.RowOf(j); row != nil {
+		for i, t := range row {
+			if t > bt && free[types[i]] >= j.Gang {
+				best, bt = types[i], t
 			}
-			return best, best != ""
 		}
+		return best, best != ""
 	}
 	for _, g := range types {
 		if free[g] < j.Gang {
@@ -43,7 +41,7 @@ func Fastest(s *models.Snapshot, j *models.JobState, free map[string]int) (strin
 // that type still has room for its gang, so that the simulator leaves it on
 // its GPUs; otherwise, and for a job that is not running, it is Fastest.
 func StayOrFastest(s *models.Snapshot, j *models.JobState, free map[string]int) (string, bool) {
-	if j.Running() && j.LastType != "" && free[j.LastType] >= j.Gang && s.Throughput(&j.Job, j.LastType) > 0 {
+	if j.Running() && j.LastType != "" && free[j.LastType] >= j.Gang && s.ThroughputOf(j, j.LastType) > 0 {
 		return j.LastType, true
 	}
 	return Fastest(s, j, free)
@@ -84,7 +82,7 @@ func (p *Packer) Place(j *models.JobState, choose Chooser) bool {
 		return false
 	}
 	i := slices.Index(p.types, g)
-	if i < 0 || p.left[i] < j.Gang || p.s.Throughput(&j.Job, g) <= 0 {
+	if i < 0 || p.left[i] < j.Gang || p.s.ThroughputOf(j, g) <= 0 {
 		return false
 	}
 	p.left[i] -= j.Gang
