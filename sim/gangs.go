@@ -60,6 +60,8 @@ type placer struct {
 	fresh []int
 	out   []Slot
 	from  []int
+	// servers lists each type's servers, made at the first pick.
+	servers map[string][]int
 
 	// The engine's: the jobs of the assignments, where they run, and the
 	// placements made of the slots. Each is valid until the next decision.
@@ -140,7 +142,7 @@ func (p *placer) place(run []models.Assignment, hold []Holding, pairs [][2]model
 			continue
 		}
 		gang := hold[i].Gang
-		gpus := pick(p.c, free, run[i].Type, gang)
+		gpus := pick(p.c, free, p.serversOf(run[i].Type), gang)
 		if gpus == nil {
 			return nil, nil, fmt.Errorf("placement: no %d free %s GPUs for job %d", gang, run[i].Type, run[i].Job)
 		}
@@ -154,14 +156,24 @@ func (p *placer) place(run []models.Assignment, hold []Holding, pairs [][2]model
 	return out, from, nil
 }
 
-// pick chooses gang free GPUs of type typ and marks them taken.
-func pick(c *models.Cluster, free []bool, typ string, gang int) []int {
+// serversOf lists the servers of type typ, in the cluster's order.
+func (p *placer) serversOf(typ string) []int {
+	if p.servers == nil {
+		p.servers = map[string][]int{}
+		for i, s := range p.c.Servers {
+			p.servers[s.Type] = append(p.servers[s.Type], i)
+		}
+	}
+	return p.servers[typ]
+}
+
+// pick chooses gang free GPUs on the servers of one type (of, in the
+// cluster's order) and marks them taken.
+func pick(c *models.Cluster, free []bool, of []int, gang int) []int {
 	type srv struct{ idx, free int }
 	var servers []srv
-	for i, s := range c.Servers {
-		if s.Type != typ {
-			continue
-		}
+	for _, i := range of {
+		s := c.Servers[i]
 		n := 0
 		for g := c.FirstGPU(i); g < c.FirstGPU(i)+s.GPUs; g++ {
 			if free[g] {

@@ -22,7 +22,7 @@ type placement struct {
 func (e *engine) place(run []models.Assignment, pairs [][2]models.JobID) ([]placement, error) {
 	jobs, hold := e.placer.jobs[:0], e.placer.hold[:0]
 	for _, a := range run {
-		j := e.byID[a.Job]
+		j := e.jobOf(a.Job)
 		jobs, hold = append(jobs, j), append(hold, Holding{Type: j.typ, GPUs: j.gpus, Gang: j.spec.Gang})
 	}
 	e.placer.jobs, e.placer.hold = jobs, hold
@@ -146,7 +146,7 @@ func (e *engine) apply(ps []placement) {
 	}
 	e.rerate(ep)
 	for _, ev := range events {
-		ev.Rate = e.byID[ev.Job].rate
+		ev.Rate = e.jobOf(ev.Job).rate
 		e.emit(ev)
 	}
 }

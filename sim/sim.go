@@ -24,6 +24,7 @@ type engine struct {
 
 	jobs   []*job // in arrival order (then ID)
 	byID   map[models.JobID]*job
+	dense  []*job // dense[id] when every ID is small (see jobOf), else nil
 	next   int    // index of the next job to arrive
 	active []*job // arrived and unfinished, in arrival order
 	// views[i] is active[i] as policies see it. It is kept up to date
@@ -112,9 +113,17 @@ func newEngine(cfg Config, p solvers.Policy) *engine {
 		return e.jobs[a].spec.ID < e.jobs[b].spec.ID
 	})
 	e.byID = make(map[models.JobID]*job, len(e.jobs))
+	dense := true // IDs in [0, 2n]: a slice finds them
 	for i, j := range e.jobs {
 		j.seq = i
 		e.byID[j.spec.ID] = j
+		dense = dense && j.spec.ID >= 0 && j.spec.ID <= models.JobID(2*len(e.jobs))
+	}
+	if dense {
+		e.dense = make([]*job, 2*len(e.jobs)+1)
+		for _, j := range e.jobs {
+			e.dense[j.spec.ID] = j
+		}
 	}
 	e.rates = models.NewRates(cfg.Environment)
 	for _, j := range e.jobs {
@@ -125,6 +134,17 @@ func newEngine(cfg Config, p solvers.Policy) *engine {
 	e.placer = placer{c: cfg.Cluster}
 	e.rec = newRecorder(e.users, cfg.Cluster.TotalGPUs(), cfg.Round, cfg.MaxSeriesPoints)
 	return e
+}
+
+// jobOf is the job with the given ID, nil when there is none.
+func (e *engine) jobOf(id models.JobID) *job {
+	if e.dense != nil {
+		if id < 0 || id >= models.JobID(len(e.dense)) {
+			return nil
+		}
+		return e.dense[id]
+	}
+	return e.byID[id]
 }
 
 // loop advances from event to event: arrivals, completions and round starts.

@@ -55,6 +55,7 @@ type Packer struct {
 	types []string       // s.Cluster.TypeNames()
 	left  []int          // free GPUs per type, indexed like types
 	free  map[string]int // the same by name, for the choosers
+	stale []int          // types whose count free does not show yet
 	most  int            // max over types of left
 	run   []models.Assignment
 }
@@ -77,6 +78,10 @@ func (p *Packer) Place(j *models.JobState, choose Chooser) bool {
 	if j.Gang > p.most {
 		return false // no type has room: spare the chooser
 	}
+	for _, i := range p.stale {
+		p.free[p.types[i]] = p.left[i]
+	}
+	p.stale = p.stale[:0]
 	g, ok := choose(p.s, j, p.free)
 	if !ok {
 		return false
@@ -85,17 +90,69 @@ func (p *Packer) Place(j *models.JobState, choose Chooser) bool {
 	if i < 0 || p.left[i] < j.Gang || p.s.ThroughputOf(j, g) <= 0 {
 		return false
 	}
-	p.left[i] -= j.Gang
-	p.free[g] = p.left[i]
-	if p.left[i]+j.Gang == p.most {
-		p.most = slices.Max(p.left)
-	}
-	p.run = append(p.run, models.Assignment{Job: j.ID, Type: g})
+	p.take(j, i)
 	return true
 }
 
+// Stay is Place(j, StayOrFastest), on the Packer's own counts.
+func (p *Packer) Stay(j *models.JobState) bool {
+	if j.Gang > p.most {
+		return false
+	}
+	if j.Running() && j.LastType != "" {
+		if i := slices.Index(p.types, j.LastType); i >= 0 && p.left[i] >= j.Gang && p.rate(j, i) > 0 {
+			p.take(j, i)
+			return true
+		}
+	}
+	return p.Fastest(j)
+}
+
+// Fastest is Place(j, Fastest), on the Packer's own counts.
+func (p *Packer) Fastest(j *models.JobState) bool {
+	if j.Gang > p.most {
+		return false
+	}
+	best, bt := -1, 0.0
+	for i, n := range p.left {
+		if n >= j.Gang {
+			if t := p.rate(j, i); t > bt {
+				best, bt = i, t
+			}
+		}
+	}
+	if best < 0 {
+		return false
+	}
+	p.take(j, best)
+	return true
+}
+
+// rate is j's throughput on types[i].
+func (p *Packer) rate(j *models.JobState, i int) float64 {
+	if row := p.s.RowOf(j); row != nil {
+		return row[i]
+	}
+	return p.s.Throughput(&j.Job, p.types[i])
+}
+
+// take assigns j to types[i], which has room for its gang.
+func (p *Packer) take(j *models.JobState, i int) {
+	p.left[i] -= j.Gang
+	p.stale = append(p.stale, i)
+	if p.left[i]+j.Gang == p.most {
+		p.most = slices.Max(p.left)
+	}
+	p.run = append(p.run, models.Assignment{Job: j.ID, Type: p.types[i]})
+}
+
 // Free is the number of GPUs of type g not yet assigned.
-func (p *Packer) Free(g string) int { return p.free[g] }
+func (p *Packer) Free(g string) int {
+	if i := slices.Index(p.types, g); i >= 0 {
+		return p.left[i]
+	}
+	return 0
+}
 
 // Assignments are the placed jobs, in the order they were placed.
 func (p *Packer) Assignments() []models.Assignment { return p.run }
@@ -127,12 +184,19 @@ func (p *Packer) PlaceAll(order []*models.JobState, choose Chooser, strict bool)
 // outcome is settled (the cluster is full, or a strict walk is blocked), so a
 // long queue costs only the jobs actually looked at.
 func (p *Packer) PlaceSeq(order iter.Seq[*models.JobState], choose Chooser, strict bool) bool {
+	return p.PlaceSeqBy(order, func(j *models.JobState) bool { return p.Place(j, choose) }, strict)
+}
+
+// PlaceSeqBy is PlaceSeq with place placing one job and reporting whether
+// it did: p.Stay or p.Fastest (the choosers' rules on the Packer's own
+// counts), or a Place with another chooser.
+func (p *Packer) PlaceSeqBy(order iter.Seq[*models.JobState], place func(*models.JobState) bool, strict bool) bool {
 	all := true
 	for j := range order {
 		if p.most == 0 {
 			return false // the cluster is full and j is still waiting
 		}
-		if p.Place(j, choose) {
+		if place(j) {
 			continue
 		}
 		all = false

@@ -86,12 +86,12 @@ func (q *SJF) Allocate(s *models.Snapshot) (models.Allocation, error) {
 	p := solvers.NewPacker(s)
 	for i := range s.Jobs {
 		if j := &s.Jobs[i]; j.Running() {
-			p.Place(j, solvers.StayOrFastest)
+			p.Stay(j)
 		}
 	}
 	q.order.key = Duration
 	q.order.update(s)
-	p.PlaceSeq(q.order.waiting(s), solvers.Fastest, false)
+	p.PlaceSeqBy(q.order.waiting(s), p.Fastest, false)
 	return models.Allocation{Run: p.Assignments()}, nil
 }
 

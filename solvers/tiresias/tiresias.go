@@ -373,11 +373,13 @@ func (t *Tiresias) Allocate(s *models.Snapshot) (models.Allocation, error) {
 		}
 	}
 	t.last, t.seen = s.Now, true
-	choose := solvers.StayOrFastest
+	p := solvers.NewPacker(s)
+	place := p.Stay
 	if t.perType {
-		choose = t.ownType
+		place = func(j *models.JobState) bool { return p.Place(j, t.ownType) }
 	}
-	return models.Allocation{Run: solvers.Pack(s, order, choose, false)}, nil
+	p.PlaceSeqBy(slices.Values(order), place, false)
+	return models.Allocation{Run: p.Assignments()}, nil
 }
 
 // ownType is tiresias-pertype's chooser: the job's drawn type when it has
