@@ -102,6 +102,7 @@ func (e *engine) apply(ps []placement) {
 		}
 	}
 	e.running = slices.DeleteFunc(e.running, func(j *job) bool { return !j.running() })
+	kept := len(e.running)
 	var events []Event
 	for i := range ps {
 		p := &ps[i]
@@ -141,9 +142,7 @@ func (e *engine) apply(ps []placement) {
 		events = append(events, ev)
 	}
 	// Keep running jobs in arrival order so every later scan is deterministic.
-	if len(events) > 0 {
-		slices.SortFunc(e.running, func(a, b *job) int { return a.seq - b.seq })
-	}
+	e.mergeStarted(kept)
 	e.rerate(ep)
 	for _, ev := range events {
 		ev.Rate = e.jobOf(ev.Job).rate
@@ -169,4 +168,31 @@ func pairKey(a, b models.JobID) [2]models.JobID {
 		a, b = b, a
 	}
 	return [2]models.JobID{a, b}
+}
+
+// mergeStarted puts the jobs started just now, running[kept:], among the
+// jobs that kept running, running[:kept] (in arrival order), so that all
+// are in arrival order.
+func (e *engine) mergeStarted(kept int) {
+	if kept == len(e.running) {
+		return
+	}
+	bySeq := func(a, b *job) int { return a.seq - b.seq }
+	started := e.running[kept:]
+	slices.SortFunc(started, bySeq)
+	if kept == 0 || e.running[kept-1].seq < started[0].seq {
+		return
+	}
+	e.merged = append(e.merged[:0], e.running[:kept]...)
+	old, i, k := e.merged, 0, 0
+	for w := range e.running {
+		if k == len(started) || (i < len(old) && old[i].seq < started[k].seq) {
+			e.running[w] = old[i]
+			i++
+		} else {
+			e.running[w] = started[k]
+			k++
+		}
+	}
+	clear(e.merged)
 }

@@ -33,7 +33,8 @@ type engine struct {
 	views   []models.JobState
 	stale   []*job   // jobs whose view must be refreshed
 	off     int      // job.pos − off is the job's index in active and views
-	running []*job   // holding GPUs
+	running []*job   // holding GPUs, in arrival order
+	merged  []*job   // work space of mergeStarted
 	occ     [][]*job // occ[g]: the jobs on GPU g (at most two)
 	users   []string
 	userIdx map[string]int

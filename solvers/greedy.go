@@ -55,7 +55,7 @@ type Packer struct {
 	types []string       // s.Cluster.TypeNames()
 	left  []int          // free GPUs per type, indexed like types
 	free  map[string]int // the same by name, for the choosers
-	stale []int          // types whose count free does not show yet
+	stale []bool         // per type: free does not show left yet
 	most  int            // max over types of left
 	run   []models.Assignment
 }
@@ -63,12 +63,22 @@ type Packer struct {
 // NewPacker starts with every GPU of s's cluster free.
 func NewPacker(s *models.Snapshot) *Packer {
 	p := &Packer{s: s, types: s.Cluster.TypeNames(), free: map[string]int{}}
-	p.left = make([]int, len(p.types))
+	p.left, p.stale = make([]int, len(p.types)), make([]bool, len(p.types))
 	for i, g := range p.types {
 		p.left[i] = s.Cluster.Capacity(g)
 		p.free[g] = p.left[i]
 		p.most = max(p.most, p.left[i])
 	}
+	// Room for the running jobs and one job per free GPU: what a
+	// non-preemptive decision places at most, and usually about what a
+	// preemptive one does.
+	n, held := 0, 0
+	for i := range s.Jobs {
+		if j := &s.Jobs[i]; j.Running() {
+			n, held = n+1, held+j.Gang
+		}
+	}
+	p.run = make([]models.Assignment, 0, min(len(s.Jobs), n+max(0, s.Cluster.TotalGPUs()-held)))
 	return p
 }
 
@@ -78,10 +88,11 @@ func (p *Packer) Place(j *models.JobState, choose Chooser) bool {
 	if j.Gang > p.most {
 		return false // no type has room: spare the chooser
 	}
-	for _, i := range p.stale {
-		p.free[p.types[i]] = p.left[i]
+	for i, stale := range p.stale {
+		if stale {
+			p.free[p.types[i]], p.stale[i] = p.left[i], false
+		}
 	}
-	p.stale = p.stale[:0]
 	g, ok := choose(p.s, j, p.free)
 	if !ok {
 		return false
@@ -139,7 +150,7 @@ func (p *Packer) rate(j *models.JobState, i int) float64 {
 // take assigns j to types[i], which has room for its gang.
 func (p *Packer) take(j *models.JobState, i int) {
 	p.left[i] -= j.Gang
-	p.stale = append(p.stale, i)
+	p.stale[i] = true
 	if p.left[i]+j.Gang == p.most {
 		p.most = slices.Max(p.left)
 	}
