@@ -44,7 +44,7 @@ func (e *engine) place(run []models.Assignment, pairs [][2]models.JobID) ([]plac
 		if !oneServer(e.cfg.Cluster, p.gpus) {
 			p.place = models.Spread
 		}
-		p.base, _ = e.cfg.AccumThroughput(&p.job.spec, p.typ, p.place, p.accum)
+		p.base = e.base(p)
 		if p.base <= 0 {
 			e.unplaced++
 			continue
@@ -52,6 +52,27 @@ func (e *engine) place(run []models.Assignment, pairs [][2]models.JobID) ([]plac
 		kept = append(kept, p)
 	}
 	return kept, nil
+}
+
+// base is p's job's throughput alone at p: AccumThroughput, from the job's
+// table of figures (made at its first placement) when it runs without
+// gradient accumulation.
+func (e *engine) base(p placement) float64 {
+	j := p.job
+	g, ok := e.rounds.typeIdx[p.typ]
+	if p.accum > 1 || !ok {
+		b, _ := e.cfg.AccumThroughput(&j.spec, p.typ, p.place, p.accum)
+		return b
+	}
+	if j.iso == nil {
+		j.iso = make([]float64, 2*len(e.rounds.typeIdx))
+		for t, k := range e.rounds.typeIdx { // each fills its own slots: any order
+			for _, pl := range []models.Placement{models.Consolidated, models.Spread} {
+				j.iso[2*k+int(pl)], _ = e.cfg.AccumThroughput(&j.spec, t, pl, 0)
+			}
+		}
+	}
+	return j.iso[2*g+int(p.place)]
 }
 
 // sameSlice reports whether a and b are the same non-empty slice.

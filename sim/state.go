@@ -30,6 +30,7 @@ type job struct {
 	place    models.Placement
 	accum    int           // gradient-accumulation steps (0: none)
 	base     float64       // steps per second at the current placement, alone
+	iso      []float64     // base per type (engine.rounds.typeIdx) and placement, without accumulation; nil until placed
 	rate     float64       // steps per second now: base, slowed by any GPU partner
 	pausedTo time.Duration // restore in progress until then
 	finishAt time.Duration // completion time at the current rate
