@@ -216,16 +216,27 @@ func (e *engine) roundInput() RoundInput {
 		in.Free[k] = e.cfg.Cluster.Capacity(g)
 		in.WorkerTime[k] = r.worker[perm[k]]
 	}
+	// The units' per-type slices are cut from two slabs, one allocation
+	// each, rather than four per unit.
+	nt, nu := len(perm), len(e.active)+len(r.order)
+	floats, bools := make([]float64, 0, 3*nt*nu), make([]bool, 0, nt*nu)
 	pick := func(v []float64) []float64 {
-		out := make([]float64, len(perm))
+		out := floats[len(floats) : len(floats)+nt : len(floats)+nt]
+		floats = floats[:len(floats)+nt]
 		for k, g := range perm {
 			out[k] = share(v, g)
 		}
 		return out
 	}
+	runnable := func() []bool {
+		out := bools[len(bools) : len(bools)+nt : len(bools)+nt]
+		bools = bools[:len(bools)+nt]
+		return out
+	}
+	in.Units = make([]Unit, 0, nu)
 	for _, j := range e.active {
 		u := Unit{Jobs: [2]models.JobID{j.spec.ID, -1}, Gang: j.spec.Gang, InAllocation: j.inAlloc,
-			Share: pick(j.share), Time: pick(j.clock), Deficit: pick(j.deficit), Runnable: make([]bool, len(perm))}
+			Share: pick(j.share), Time: pick(j.clock), Deficit: pick(j.deficit), Runnable: runnable()}
 		for k, g := range perm {
 			u.Runnable[k] = j.runnable[g]
 		}
@@ -241,7 +252,7 @@ func (e *engine) roundInput() RoundInput {
 		p := r.pairs[k]
 		a, b := e.byID[k[0]], e.byID[k[1]]
 		u := Unit{Jobs: k, Gang: a.spec.Gang, InAllocation: true, Share: pick(p.share), Time: pick(p.clock),
-			Deficit: pick(p.deficit), Runnable: make([]bool, len(perm))}
+			Deficit: pick(p.deficit), Runnable: runnable()}
 		for i, g := range perm {
 			u.Runnable[i] = a.runnable[g] && b.runnable[g]
 		}
