@@ -159,7 +159,7 @@ func feasibleRun(s *Snapshot, run []Assignment, colocate bool) error {
 	used := make([]int, len(types)) // GPUs taken per type, indexed like types
 	seen := make([]bool, len(s.Jobs))
 	var owners []gpuOwners // per GPU, made at the first named GPU
-	next := 0 // assignments often follow the snapshot's order: try there first
+	next := 0              // assignments often follow the snapshot's order: try there first
 	for _, as := range run {
 		i, ok := next, next < len(s.Jobs) && s.Jobs[next].ID == as.Job
 		if !ok {
