@@ -5,6 +5,7 @@ import (
 	"maps"
 	"math"
 	"slices"
+	"strings"
 )
 
 // Assignment runs one job's whole gang on GPUs of one type until the next
@@ -154,23 +155,26 @@ func Feasible(s *Snapshot, a Allocation) error {
 
 // feasibleRun checks placements: colocate lets two jobs share a GPU.
 func feasibleRun(s *Snapshot, run []Assignment, colocate bool) error {
-	used := map[string]int{}
-	seen := map[JobID]bool{}
-	type sharer struct {
-		job   *JobState
-		accum int
-	}
-	owners := map[int][]sharer{}
+	types := s.Cluster.TypeNames()
+	used := make([]int, len(types)) // GPUs taken per type, indexed like types
+	seen := make([]bool, len(s.Jobs))
+	var owners []gpuOwners // per GPU, made at the first named GPU
+	next := 0              // assignments often follow the snapshot's order: try there first
 	for _, as := range run {
-		j, ok := s.Job(as.Job)
+		i, ok := next, next < len(s.Jobs) && s.Jobs[next].ID == as.Job
+		if !ok {
+			i, ok = s.jobIndex(as.Job)
+		}
+		next = i + 1
 		if !ok {
 			return &Violation{Constraint: "active job", Job: as.Job, Detail: "no such active job"}
 		}
-		if seen[as.Job] {
+		j := &s.Jobs[i]
+		if seen[i] {
 			return &Violation{Constraint: "one placement per job", Job: as.Job, Detail: "job assigned twice"}
 		}
-		seen[as.Job] = true
-		if s.Throughput(&j.Job, as.Type) <= 0 && as.Accum <= 1 {
+		seen[i] = true
+		if s.ThroughputOf(j, as.Type) <= 0 && as.Accum <= 1 {
 			return &Violation{Constraint: "runnable", Job: as.Job, Type: as.Type,
 				Detail: fmt.Sprintf("no measured throughput for %s at gang %d, or not enough memory or GPUs", j.Type, j.Gang)}
 		}
@@ -179,13 +183,21 @@ func feasibleRun(s *Snapshot, run []Assignment, colocate bool) error {
 				return err
 			}
 		}
+		// A type that passed the checks above has GPUs (else the job could
+		// not run there), so t ≥ 0 but for a gang of 0, which takes none.
+		t := slices.Index(types, as.Type)
 		if len(as.GPUs) == 0 {
-			used[as.Type] += j.Gang
+			if t >= 0 {
+				used[t] += j.Gang
+			}
 			continue
 		}
 		if len(as.GPUs) != j.Gang {
 			return &Violation{Constraint: "gang", Job: as.Job, Type: as.Type,
 				Detail: fmt.Sprintf("%d GPUs named for a gang of %d", len(as.GPUs), j.Gang)}
+		}
+		if owners == nil {
+			owners = make([]gpuOwners, s.Cluster.TotalGPUs())
 		}
 		for k, g := range as.GPUs {
 			if g < 0 || g >= s.Cluster.TotalGPUs() {
@@ -197,7 +209,7 @@ func feasibleRun(s *Snapshot, run []Assignment, colocate bool) error {
 			if slices.Contains(as.GPUs[:k], g) {
 				return &Violation{Constraint: "gang", Job: as.Job, Type: as.Type, Detail: fmt.Sprintf("GPU %d named twice", g)}
 			}
-			if o := owners[g]; len(o) > 0 {
+			if o := owners[g].list(); len(o) > 0 {
 				switch {
 				case !colocate:
 					return &Violation{Constraint: "double-booked", Job: as.Job, Type: as.Type,
@@ -210,18 +222,44 @@ func feasibleRun(s *Snapshot, run []Assignment, colocate bool) error {
 					return err
 				}
 			} else {
-				used[as.Type]++
+				used[t]++
 			}
-			owners[g] = append(owners[g], sharer{j, as.Accum})
+			owners[g].add(sharer{j, as.Accum})
 		}
 	}
-	for _, t := range slices.Sorted(maps.Keys(used)) {
-		if c := s.Cluster.Capacity(t); used[t] > c {
-			return &Violation{Constraint: "capacity", Job: -1, Type: t,
+	// Report the first type over capacity by name.
+	for _, t := range byName(types) {
+		if c := s.Cluster.Capacity(types[t]); used[t] > c {
+			return &Violation{Constraint: "capacity", Job: -1, Type: types[t],
 				Detail: fmt.Sprintf("Σ gang = %d > %d GPUs", used[t], c)}
 		}
 	}
 	return nil
+}
+
+// sharer is a job on a GPU, with its gradient-accumulation setting.
+type sharer struct {
+	job   *JobState
+	accum int
+}
+
+// gpuOwners are the jobs given one GPU so far.
+type gpuOwners struct {
+	n    int
+	jobs [MaxJobsPerGPU]sharer
+}
+
+func (o *gpuOwners) list() []sharer { return o.jobs[:o.n] }
+func (o *gpuOwners) add(s sharer)   { o.jobs[o.n] = s; o.n++ }
+
+// byName is the indices of names in the order of the names.
+func byName(names []string) []int {
+	idx := make([]int, len(names))
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortFunc(idx, func(a, b int) int { return strings.Compare(names[a], names[b]) })
+	return idx
 }
 
 // accumRunnable checks a job run with gradient accumulation: a measured

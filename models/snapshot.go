@@ -51,6 +51,8 @@ type JobState struct {
 	// Received is, per GPU type, the time the job has run there (Gavel's
 	// rounds received, in time units).
 	Received map[string]time.Duration `json:"received,omitempty"`
+
+	rates *rateRow // its figures, when a Rates attached them
 }
 
 // Remaining is the number of steps still to do.
@@ -75,6 +77,11 @@ type Snapshot struct {
 	// Jobs are the active jobs (arrived and unfinished), ordered by arrival
 	// time and then ID.
 	Jobs []JobState
+	// Rates, when set, memoises the environment's figures for Throughput,
+	// BestThroughput, RowOf and ThroughputOf (the simulator sets it, and
+	// attaches each job's row; nil computes each figure). Its rows follow
+	// Cluster.TypeNames()'s order, which a policy must not change.
+	Rates *Rates `json:"-"`
 
 	index  map[JobID]int // built on first use by Job
 	sorted bool          // Jobs are sorted by ID
@@ -84,6 +91,15 @@ type Snapshot struct {
 // simulator's are, when IDs follow arrival order) are found by binary search;
 // otherwise an index is built on first use.
 func (s *Snapshot) Job(id JobID) (*JobState, bool) {
+	i, ok := s.jobIndex(id)
+	if !ok {
+		return nil, false
+	}
+	return &s.Jobs[i], true
+}
+
+// jobIndex is the position in Jobs of the active job with the given ID.
+func (s *Snapshot) jobIndex(id JobID) (int, bool) {
 	if s.index == nil {
 		s.index = map[JobID]int{}
 		s.sorted = true
@@ -99,15 +115,12 @@ func (s *Snapshot) Job(id JobID) (*JobState, bool) {
 	if s.sorted {
 		i := sort.Search(len(s.Jobs), func(i int) bool { return s.Jobs[i].ID >= id })
 		if i == len(s.Jobs) || s.Jobs[i].ID != id {
-			return nil, false
+			return 0, false
 		}
-		return &s.Jobs[i], true
+		return i, true
 	}
 	i, ok := s.index[id]
-	if !ok {
-		return nil, false
-	}
-	return &s.Jobs[i], true
+	return i, ok
 }
 
 // User returns the user with the given name.

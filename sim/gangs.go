@@ -43,81 +43,137 @@ type Slot struct {
 // pair's two slots share one slice. It does not modify its arguments. An
 // assignment that finds too few free GPUs is an error.
 func PlaceGangs(c *models.Cluster, now map[models.JobID]Holding, run []models.Assignment, pairs [][2]models.JobID) ([]Slot, error) {
-	free := make([]bool, c.TotalGPUs())
+	hold := make([]Holding, len(run))
+	for i, a := range run {
+		hold[i] = now[a.Job]
+	}
+	out, _, err := (&placer{c: c}).place(run, hold, pairs)
+	return out, err
+}
+
+// placer is PlaceGangs with its work space kept from call to call (the
+// engine places at every decision).
+type placer struct {
+	c     *models.Cluster
+	free  []bool
+	rest  []int
+	fresh []int
+	out   []Slot
+	from  []int
+	// servers lists each type's servers, made at the first pick.
+	servers map[string][]int
+
+	// The engine's: the jobs of the assignments, where they run, and the
+	// placements made of the slots. Each is valid until the next decision.
+	jobs []*job
+	hold []Holding
+	kept []placement
+}
+
+// place is PlaceGangs with hold[i] where run[i].Job runs now (every job is
+// assigned at most once). It also returns, per slot, the index into run of
+// its job's assignment.
+func (p *placer) place(run []models.Assignment, hold []Holding, pairs [][2]models.JobID) ([]Slot, []int, error) {
+	if p.free == nil {
+		p.free = make([]bool, p.c.TotalGPUs())
+	}
+	free := p.free
 	for g := range free {
 		free[g] = true
 	}
-	out := make([]Slot, 0, len(run))
-	accum := make(map[models.JobID]int, len(run))
-	var rest []int // indices into run still to place
+	out, from := p.out[:0], p.from[:0]
+	rest := p.rest[:0] // indices into run still to place
 	for i, a := range run {
-		accum[a.Job] = a.Accum
 		if len(a.GPUs) > 0 {
 			for _, g := range a.GPUs {
 				free[g] = false
 			}
-			out = append(out, Slot{Job: a.Job, Type: a.Type, GPUs: slices.Clone(a.GPUs)})
+			out = append(out, Slot{Job: a.Job, Type: a.Type, GPUs: slices.Clone(a.GPUs), Accum: a.Accum})
+			from = append(from, i)
 		} else {
 			rest = append(rest, i)
 		}
 	}
-	partner := map[models.JobID]models.JobID{}
-	for _, p := range pairs {
-		partner[p[0]], partner[p[1]] = p[1], p[0]
+	// partner[i] is the index into run of run[i]'s pair partner (pairs
+	// only); done[i] marks a partner already placed with its pair.
+	var partner map[int]int
+	var done map[int]bool
+	if len(pairs) > 0 {
+		at := make(map[models.JobID]int, len(run))
+		for i, a := range run {
+			at[a.Job] = i
+		}
+		partner, done = map[int]int{}, map[int]bool{}
+		for _, pr := range pairs {
+			a, okA := at[pr[0]]
+			b, okB := at[pr[1]]
+			if okA && okB {
+				partner[a], partner[b] = b, a
+			}
+		}
 	}
-	done := map[models.JobID]bool{}
-	var fresh []int
+	slot := func(i int, typ string, gpus []int) {
+		out = append(out, Slot{Job: run[i].Job, Type: typ, GPUs: gpus, Accum: run[i].Accum})
+		from = append(from, i)
+	}
+	fresh := p.fresh[:0]
 	for _, i := range rest {
-		id := run[i].Job
-		if done[id] {
+		if done[i] {
 			continue
 		}
-		h := now[id]
-		o, paired := partner[id]
-		if h.Type == run[i].Type && allFree(free, h.GPUs) && (!paired || slices.Equal(now[o].GPUs, h.GPUs)) {
+		h := hold[i]
+		o, paired := partner[i]
+		if h.Type == run[i].Type && allFree(free, h.GPUs) && (!paired || slices.Equal(hold[o].GPUs, h.GPUs)) {
 			for _, g := range h.GPUs {
 				free[g] = false
 			}
-			out = append(out, Slot{Job: id, Type: h.Type, GPUs: h.GPUs})
+			slot(i, h.Type, h.GPUs)
 			if paired {
-				out = append(out, Slot{Job: o, Type: h.Type, GPUs: h.GPUs})
+				slot(o, h.Type, h.GPUs)
 				done[o] = true
 			}
 			continue
 		}
 		fresh = append(fresh, i)
 	}
-	sort.SliceStable(fresh, func(a, b int) bool { return now[run[fresh[a]].Job].Gang > now[run[fresh[b]].Job].Gang })
+	sort.SliceStable(fresh, func(a, b int) bool { return hold[fresh[a]].Gang > hold[fresh[b]].Gang })
 	for _, i := range fresh {
-		id := run[i].Job
-		if done[id] {
+		if done[i] {
 			continue
 		}
-		gang := now[id].Gang
-		gpus := pick(c, free, run[i].Type, gang)
+		gang := hold[i].Gang
+		gpus := pick(p.c, free, p.serversOf(run[i].Type), gang)
 		if gpus == nil {
-			return nil, fmt.Errorf("placement: no %d free %s GPUs for job %d", gang, run[i].Type, id)
+			return nil, nil, fmt.Errorf("placement: no %d free %s GPUs for job %d", gang, run[i].Type, run[i].Job)
 		}
-		out = append(out, Slot{Job: id, Type: run[i].Type, GPUs: gpus})
-		if o, ok := partner[id]; ok {
-			out = append(out, Slot{Job: o, Type: run[i].Type, GPUs: gpus})
+		slot(i, run[i].Type, gpus)
+		if o, ok := partner[i]; ok {
+			slot(o, run[i].Type, gpus)
 			done[o] = true
 		}
 	}
-	for i := range out {
-		out[i].Accum = accum[out[i].Job]
-	}
-	return out, nil
+	p.rest, p.fresh, p.out, p.from = rest, fresh, out, from
+	return out, from, nil
 }
 
-// pick chooses gang free GPUs of type typ and marks them taken.
-func pick(c *models.Cluster, free []bool, typ string, gang int) []int {
+// serversOf lists the servers of type typ, in the cluster's order.
+func (p *placer) serversOf(typ string) []int {
+	if p.servers == nil {
+		p.servers = map[string][]int{}
+		for i, s := range p.c.Servers {
+			p.servers[s.Type] = append(p.servers[s.Type], i)
+		}
+	}
+	return p.servers[typ]
+}
+
+// pick chooses gang free GPUs on the servers of one type (of, in the
+// cluster's order) and marks them taken.
+func pick(c *models.Cluster, free []bool, of []int, gang int) []int {
 	type srv struct{ idx, free int }
 	var servers []srv
-	for i, s := range c.Servers {
-		if s.Type != typ {
-			continue
-		}
+	for _, i := range of {
+		s := c.Servers[i]
 		n := 0
 		for g := c.FirstGPU(i); g < c.FirstGPU(i)+s.GPUs; g++ {
 			if free[g] {

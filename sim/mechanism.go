@@ -95,21 +95,26 @@ func (e *engine) hold(k models.Kind) {
 	if !r.holding {
 		elapsed = e.now.Seconds()
 	}
-	units := 0
-	for _, j := range e.active {
-		for g := range r.types {
-			j.deficit[g] += share(j.share, g)*elapsed - (j.clock[g] - r.credit)
-			j.clock[g] = r.credit
-		}
-		j.inAlloc = true
-		j.share = j.share[:0]
-		if fr, ok := a.Fractions[j.spec.ID]; ok {
-			for _, g := range r.types {
-				j.share = append(j.share, fr[g])
+	// After a whole-GPU allocation (or none) every job's share is empty and
+	// its clock at the credit (accrue counts nothing), so settling would add
+	// 0 to every deficit: a whole-GPU allocation replacing one skips the
+	// walk over the active jobs.
+	if fractional || (r.holding && r.fractional) {
+		for _, j := range e.active {
+			for g := range r.types {
+				j.deficit[g] += share(j.share, g)*elapsed - (j.clock[g] - r.credit)
+				j.clock[g] = r.credit
+			}
+			j.inAlloc = true
+			j.share = j.share[:0]
+			if fr, ok := a.Fractions[j.spec.ID]; ok {
+				for _, g := range r.types {
+					j.share = append(j.share, fr[g])
+				}
 			}
 		}
-		units++
 	}
+	units := len(e.active)
 	next := map[[2]models.JobID]*pairState{}
 	var order [][2]models.JobID
 	for _, sf := range a.Pairs {
@@ -211,16 +216,27 @@ func (e *engine) roundInput() RoundInput {
 		in.Free[k] = e.cfg.Cluster.Capacity(g)
 		in.WorkerTime[k] = r.worker[perm[k]]
 	}
+	// The units' per-type slices are cut from two slabs, one allocation
+	// each, rather than four per unit.
+	nt, nu := len(perm), len(e.active)+len(r.order)
+	floats, bools := make([]float64, 0, 3*nt*nu), make([]bool, 0, nt*nu)
 	pick := func(v []float64) []float64 {
-		out := make([]float64, len(perm))
+		out := floats[len(floats) : len(floats)+nt : len(floats)+nt]
+		floats = floats[:len(floats)+nt]
 		for k, g := range perm {
 			out[k] = share(v, g)
 		}
 		return out
 	}
+	runnable := func() []bool {
+		out := bools[len(bools) : len(bools)+nt : len(bools)+nt]
+		bools = bools[:len(bools)+nt]
+		return out
+	}
+	in.Units = make([]Unit, 0, nu)
 	for _, j := range e.active {
 		u := Unit{Jobs: [2]models.JobID{j.spec.ID, -1}, Gang: j.spec.Gang, InAllocation: j.inAlloc,
-			Share: pick(j.share), Time: pick(j.clock), Deficit: pick(j.deficit), Runnable: make([]bool, len(perm))}
+			Share: pick(j.share), Time: pick(j.clock), Deficit: pick(j.deficit), Runnable: runnable()}
 		for k, g := range perm {
 			u.Runnable[k] = j.runnable[g]
 		}
@@ -236,7 +252,7 @@ func (e *engine) roundInput() RoundInput {
 		p := r.pairs[k]
 		a, b := e.byID[k[0]], e.byID[k[1]]
 		u := Unit{Jobs: k, Gang: a.spec.Gang, InAllocation: true, Share: pick(p.share), Time: pick(p.clock),
-			Deficit: pick(p.deficit), Runnable: make([]bool, len(perm))}
+			Deficit: pick(p.deficit), Runnable: runnable()}
 		for i, g := range perm {
 			u.Runnable[i] = a.runnable[g] && b.runnable[g]
 		}

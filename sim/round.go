@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"math"
 	"slices"
 
 	"fairbench/models"
@@ -122,9 +123,18 @@ func PlanRound(in RoundInput) Plan {
 		prio, deficit float64
 		share         float64
 	}
-	var queue []entry
+	byKey := func(a, b entry) int {
+		switch {
+		case a.prio != b.prio:
+			return cmpDesc(a.prio, b.prio)
+		case a.deficit != b.deficit:
+			return cmpDesc(a.deficit, b.deficit)
+		}
+		return cmpDesc(a.share, b.share)
+	}
+	queue := make([]entry, 0, len(in.Types)*len(in.Units))
 	for g := range in.Types {
-		var list []entry
+		start, nan := len(queue), false
 		for i := range in.Units {
 			u := &in.Units[i]
 			if !u.InAllocation && in.Arrivals == solvers.ArrivalsWait {
@@ -133,18 +143,23 @@ func PlanRound(in RoundInput) Plan {
 			if in.Capped && (u.Share[g] <= 0 || (u.Over != nil && u.Over[g])) {
 				continue
 			}
-			list = append(list, entry{i, g, Priority(u, g, in.WorkerTime[g]), u.Deficit[g], u.Share[g]})
+			e := entry{i, g, Priority(u, g, in.WorkerTime[g]), u.Deficit[g], u.Share[g]}
+			nan = nan || math.IsNaN(e.prio) || math.IsNaN(e.deficit) || math.IsNaN(e.share)
+			queue = append(queue, e)
 		}
-		slices.SortStableFunc(list, func(a, b entry) int {
-			switch {
-			case a.prio != b.prio:
-				return cmpDesc(a.prio, b.prio)
-			case a.deficit != b.deficit:
-				return cmpDesc(a.deficit, b.deficit)
+		list := queue[start:]
+		if nan { // byKey is then no strict order: keep the stable sort's answer
+			slices.SortStableFunc(list, byKey)
+			continue
+		}
+		// Ties in the units' order, as a stable sort leaves them (the list
+		// is in unit order): the same order, by a faster sort.
+		slices.SortFunc(list, func(a, b entry) int {
+			if c := byKey(a, b); c != 0 {
+				return c
 			}
-			return cmpDesc(a.share, b.share)
+			return a.unit - b.unit
 		})
-		queue = append(queue, list...)
 	}
 	free := slices.Clone(in.Free)
 	plan := Plan{Blocked: make([]int, len(in.Types))}

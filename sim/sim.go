@@ -24,6 +24,7 @@ type engine struct {
 
 	jobs   []*job // in arrival order (then ID)
 	byID   map[models.JobID]*job
+	dense  []*job // dense[id] when every ID is small (see jobOf), else nil
 	next   int    // index of the next job to arrive
 	active []*job // arrived and unfinished, in arrival order
 	// views[i] is active[i] as policies see it. It is kept up to date
@@ -31,7 +32,9 @@ type engine struct {
 	// decision) so that a decision costs O(running), not O(active), copies.
 	views   []models.JobState
 	stale   []*job   // jobs whose view must be refreshed
-	running []*job   // holding GPUs
+	off     int      // job.pos − off is the job's index in active and views
+	running []*job   // holding GPUs, in arrival order
+	merged  []*job   // work space of mergeStarted
 	occ     [][]*job // occ[g]: the jobs on GPU g (at most two)
 	users   []string
 	userIdx map[string]int
@@ -54,6 +57,9 @@ type engine struct {
 	// mechanism's "rounds received" for a pair.
 	pairTime map[[2]models.JobID]map[string]time.Duration
 	rounds   rounds
+	placer   placer
+	rates    *models.Rates // every job's figures, for the snapshots
+	epoch    int           // apply calls so far; see job.inPlan
 }
 
 // Run simulates the jobs of cfg under policy p until every job has finished.
@@ -108,13 +114,38 @@ func newEngine(cfg Config, p solvers.Policy) *engine {
 		return e.jobs[a].spec.ID < e.jobs[b].spec.ID
 	})
 	e.byID = make(map[models.JobID]*job, len(e.jobs))
+	dense := true // IDs in [0, 2n]: a slice finds them
 	for i, j := range e.jobs {
 		j.seq = i
 		e.byID[j.spec.ID] = j
+		dense = dense && j.spec.ID >= 0 && j.spec.ID <= models.JobID(2*len(e.jobs))
+	}
+	if dense {
+		e.dense = make([]*job, 2*len(e.jobs)+1)
+		for _, j := range e.jobs {
+			e.dense[j.spec.ID] = j
+		}
+	}
+	e.rates = models.NewRates(cfg.Environment)
+	for _, j := range e.jobs {
+		j.user = e.userIdx[j.spec.User]
+		e.rates.Add(&j.spec)
 	}
 	e.occ = make([][]*job, cfg.Cluster.TotalGPUs())
+	e.placer = placer{c: cfg.Cluster}
 	e.rec = newRecorder(e.users, cfg.Cluster.TotalGPUs(), cfg.Round, cfg.MaxSeriesPoints)
 	return e
+}
+
+// jobOf is the job with the given ID, nil when there is none.
+func (e *engine) jobOf(id models.JobID) *job {
+	if e.dense != nil {
+		if id < 0 || id >= models.JobID(len(e.dense)) {
+			return nil
+		}
+		return e.dense[id]
+	}
+	return e.byID[id]
 }
 
 // loop advances from event to event: arrivals, completions and round starts.
@@ -222,10 +253,12 @@ func (e *engine) countPairs(dt time.Duration) {
 // complete finishes every running job whose completion time is now.
 func (e *engine) complete() bool {
 	any := false
+	first, last := len(e.active), -1 // the finished jobs' span in active
 	for _, j := range e.running {
 		if j.finishAt != e.now {
 			continue
 		}
+		first, last = min(first, j.pos-e.off), max(last, j.pos-e.off)
 		j.settle(e.now)
 		j.done = j.spec.Steps
 		j.finished, j.finish, j.areaFinish = true, e.now, e.area
@@ -237,7 +270,7 @@ func (e *engine) complete() bool {
 		return false
 	}
 	e.rounds.changed = true
-	e.rerate(nil)
+	e.rerate(0)
 	e.running = slices.DeleteFunc(e.running, func(j *job) bool { return j.finished })
 	for k := range e.pairTime {
 		if e.byID[k[0]].finished || e.byID[k[1]].finished {
@@ -251,21 +284,50 @@ func (e *engine) complete() bool {
 		}
 		return false
 	})
-	k := 0
-	for i, j := range e.active {
-		if j.finished {
-			continue
-		}
-		j.pos = k
-		e.active[k], e.views[k] = j, e.views[i]
-		k++
-	}
-	clear(e.active[k:])
-	clear(e.views[k:])
-	e.active, e.views = e.active[:k], e.views[:k]
+	e.dropFinished(first, last)
 	e.stale = slices.DeleteFunc(e.stale, func(j *job) bool { return j.finished })
 	e.refreshEntitlement()
 	return true
+}
+
+// dropFinished removes the finished jobs, which lie between active[first]
+// and active[last], from active and views, keeping the order of the others.
+// It moves the shorter side: the jobs after first towards the front, or the
+// jobs before last towards the back (then active starts later in its
+// array). A run that finishes its oldest jobs first moves few views.
+func (e *engine) dropFinished(first, last int) {
+	n := len(e.active)
+	move := func(k, i int) {
+		if k != i {
+			j := e.active[i]
+			j.pos = e.off + k
+			e.active[k], e.views[k] = j, e.views[i]
+		}
+	}
+	if n-first <= last+1 {
+		k := first
+		for i := first; i < n; i++ {
+			if !e.active[i].finished {
+				move(k, i)
+				k++
+			}
+		}
+		clear(e.active[k:])
+		clear(e.views[k:])
+		e.active, e.views = e.active[:k], e.views[:k]
+		return
+	}
+	k := last
+	for i := last; i >= 0; i-- {
+		if !e.active[i].finished {
+			move(k, i)
+			k--
+		}
+	}
+	clear(e.active[:k+1])
+	clear(e.views[:k+1])
+	e.active, e.views = e.active[k+1:], e.views[k+1:]
+	e.off += k + 1
 }
 
 // arrive admits every job whose arrival time is now.
@@ -279,10 +341,12 @@ func (e *engine) arrive() bool {
 			j.clock[g] = e.rounds.credit
 		}
 		j.deficit = make([]float64, len(e.rounds.types))
-		j.pos = len(e.active)
+		j.pos = e.off + len(e.active)
+		v := j.view()
+		e.rates.Attach(&v)
 		e.active = append(e.active, j)
-		e.views = append(e.views, j.view())
-		e.demand[e.userIdx[j.spec.User]] += float64(j.spec.Gang)
+		e.views = append(e.views, v)
+		e.demand[j.user] += float64(j.spec.Gang)
 		e.emit(Event{Kind: Arrive, Job: j.spec.ID})
 		e.next++
 		any = true
@@ -300,21 +364,21 @@ func (e *engine) release(j *job) {
 		e.occ[g] = slices.DeleteFunc(e.occ[g], func(o *job) bool { return o == j })
 	}
 	if j.finished {
-		e.demand[e.userIdx[j.spec.User]] -= float64(j.spec.Gang)
+		e.demand[j.user] -= float64(j.spec.Gang)
 	}
 	j.gpus, j.typ, j.rate, j.base, j.accum = nil, "", 0, 0, 0
 }
 
 // rerate recomputes every running job's speed from its GPU partners and the
 // users' GPU holdings (a shared GPU counts half for each of its two jobs).
-// A job whose speed changes is settled at the old speed first; placed lists
-// the jobs placed just now, whose start events report their speed, so only
-// the others get a rate event.
-func (e *engine) rerate(placed map[*job]bool) {
+// A job whose speed changes is settled at the old speed first; the jobs
+// placed by the apply of epoch placed (0: none), whose start events report
+// their speed, get no rate event.
+func (e *engine) rerate(placed int) {
 	clear(e.holding)
 	for _, js := range e.occ {
 		for _, j := range js {
-			e.holding[e.userIdx[j.spec.User]] += 1 / float64(len(js))
+			e.holding[j.user] += 1 / float64(len(js))
 		}
 	}
 	for _, j := range e.running {
@@ -325,7 +389,7 @@ func (e *engine) rerate(placed map[*job]bool) {
 		j.settle(e.now)
 		j.rate = r
 		j.schedule(e.now)
-		if !placed[j] {
+		if placed == 0 || j.inPlan != placed {
 			e.emit(Event{Kind: Rate, Job: j.spec.ID, Rate: r})
 		}
 	}
@@ -368,16 +432,20 @@ func (e *engine) refreshEntitlement() {
 func (e *engine) snapshot(why models.Trigger) *models.Snapshot {
 	for _, j := range e.running {
 		j.settle(e.now)
-		e.views[j.pos] = j.view()
+		j.refresh(&e.views[j.pos-e.off])
 	}
 	for _, j := range e.stale {
-		e.views[j.pos] = j.view()
+		j.refresh(&e.views[j.pos-e.off])
 	}
 	e.stale = e.stale[:0]
-	return &models.Snapshot{
+	s := &models.Snapshot{
 		Now: e.now, Round: e.round, RoundLength: e.cfg.Round, Trigger: why,
 		Environment: e.cfg.Environment, Users: e.cfg.Users, Jobs: e.views,
 	}
+	if e.rates.Current() {
+		s.Rates = e.rates
+	}
+	return s
 }
 
 // decide asks the policy for an allocation, checks it and applies it; or,

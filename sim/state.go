@@ -11,11 +11,17 @@ import (
 // lazily: done and the time counters are exact at settled and advance at rate
 // while the job holds GPUs and is not restoring.
 type job struct {
-	seq     int // position in arrival order
-	pos     int // position in engine.active (and engine.views) while active
-	spec    models.Job
-	jt      models.JobType
-	restore time.Duration // checkpoint-restore cost
+	seq  int // position in arrival order
+	pos  int // engine.off + its index in engine.active (and views) while active
+	spec models.Job
+	user int // index into engine.users
+
+	// Marks of engine.apply (epochs, 0 for none): inPlan, the apply whose
+	// placements changed this job (at slot), and wasRunning, the apply that
+	// found it running.
+	inPlan, slot, wasRunning int
+	jt                       models.JobType
+	restore                  time.Duration // checkpoint-restore cost
 
 	done     float64
 	settled  time.Duration // time up to which done and the counters are exact
@@ -24,6 +30,7 @@ type job struct {
 	place    models.Placement
 	accum    int           // gradient-accumulation steps (0: none)
 	base     float64       // steps per second at the current placement, alone
+	iso      []float64     // base per type (engine.rounds.typeIdx) and placement, without accumulation; nil until placed
 	rate     float64       // steps per second now: base, slowed by any GPU partner
 	pausedTo time.Duration // restore in progress until then
 	finishAt time.Duration // completion time at the current rate
@@ -127,4 +134,12 @@ func (j *job) view() models.JobState {
 		LastAccum: j.accum,
 		Received:  j.received,
 	}
+}
+
+// refresh brings v, the view of j when it was last built or refreshed, up to
+// date: the fields that change while a job runs or when it is placed (the
+// job and its Received map stay the same).
+func (j *job) refresh(v *models.JobState) {
+	v.Done, v.Attained, v.Executed, v.FirstRun = j.done, j.attained, j.executed, j.firstRun
+	v.LastType, v.LastGPUs, v.LastAccum = j.typ, j.gpus, j.accum
 }

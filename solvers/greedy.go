@@ -17,7 +17,16 @@ type Chooser func(s *models.Snapshot, j *models.JobState, free map[string]int) (
 // comes first in s.Cluster.TypeNames() (newest generation, then name).
 func Fastest(s *models.Snapshot, j *models.JobState, free map[string]int) (string, bool) {
 	best, bt := "", 0.0
-	for _, g := range s.Cluster.TypeNames() {
+	types := s.Cluster.TypeNames()
+	if row := s.RowOf(j); row != nil {
+		for i, t := range row {
+			if t > bt && free[types[i]] >= j.Gang {
+				best, bt = types[i], t
+			}
+		}
+		return best, best != ""
+	}
+	for _, g := range types {
 		if free[g] < j.Gang {
 			continue
 		}
@@ -32,7 +41,7 @@ func Fastest(s *models.Snapshot, j *models.JobState, free map[string]int) (strin
 // that type still has room for its gang, so that the simulator leaves it on
 // its GPUs; otherwise, and for a job that is not running, it is Fastest.
 func StayOrFastest(s *models.Snapshot, j *models.JobState, free map[string]int) (string, bool) {
-	if j.Running() && j.LastType != "" && free[j.LastType] >= j.Gang && s.Throughput(&j.Job, j.LastType) > 0 {
+	if j.Running() && j.LastType != "" && free[j.LastType] >= j.Gang && s.ThroughputOf(j, j.LastType) > 0 {
 		return j.LastType, true
 	}
 	return Fastest(s, j, free)
@@ -42,19 +51,34 @@ func StayOrFastest(s *models.Snapshot, j *models.JobState, free map[string]int) 
 // the type its Chooser names, counted against the type's capacity. It only
 // counts GPUs per type; the simulator picks the servers.
 type Packer struct {
-	s    *models.Snapshot
-	free map[string]int
-	most int // max over types of free
-	run  []models.Assignment
+	s     *models.Snapshot
+	types []string       // s.Cluster.TypeNames()
+	left  []int          // free GPUs per type, indexed like types
+	free  map[string]int // the same by name, for the choosers
+	stale []bool         // per type: free does not show left yet
+	most  int            // max over types of left
+	run   []models.Assignment
 }
 
 // NewPacker starts with every GPU of s's cluster free.
 func NewPacker(s *models.Snapshot) *Packer {
-	p := &Packer{s: s, free: map[string]int{}}
-	for _, g := range s.Cluster.TypeNames() {
-		p.free[g] = s.Cluster.Capacity(g)
-		p.most = max(p.most, p.free[g])
+	p := &Packer{s: s, types: s.Cluster.TypeNames(), free: map[string]int{}}
+	p.left, p.stale = make([]int, len(p.types)), make([]bool, len(p.types))
+	for i, g := range p.types {
+		p.left[i] = s.Cluster.Capacity(g)
+		p.free[g] = p.left[i]
+		p.most = max(p.most, p.left[i])
 	}
+	// Room for the running jobs and one job per free GPU: what a
+	// non-preemptive decision places at most, and usually about what a
+	// preemptive one does.
+	n, held := 0, 0
+	for i := range s.Jobs {
+		if j := &s.Jobs[i]; j.Running() {
+			n, held = n+1, held+j.Gang
+		}
+	}
+	p.run = make([]models.Assignment, 0, min(len(s.Jobs), n+max(0, s.Cluster.TotalGPUs()-held)))
 	return p
 }
 
@@ -64,21 +88,82 @@ func (p *Packer) Place(j *models.JobState, choose Chooser) bool {
 	if j.Gang > p.most {
 		return false // no type has room: spare the chooser
 	}
+	for i, stale := range p.stale {
+		if stale {
+			p.free[p.types[i]], p.stale[i] = p.left[i], false
+		}
+	}
 	g, ok := choose(p.s, j, p.free)
-	if !ok || p.free[g] < j.Gang || p.s.Throughput(&j.Job, g) <= 0 {
+	if !ok {
 		return false
 	}
-	p.free[g] -= j.Gang
-	p.most = 0
-	for _, n := range p.free {
-		p.most = max(p.most, n)
+	i := slices.Index(p.types, g)
+	if i < 0 || p.left[i] < j.Gang || p.s.ThroughputOf(j, g) <= 0 {
+		return false
 	}
-	p.run = append(p.run, models.Assignment{Job: j.ID, Type: g})
+	p.take(j, i)
 	return true
 }
 
+// Stay is Place(j, StayOrFastest), on the Packer's own counts.
+func (p *Packer) Stay(j *models.JobState) bool {
+	if j.Gang > p.most {
+		return false
+	}
+	if j.Running() && j.LastType != "" {
+		if i := slices.Index(p.types, j.LastType); i >= 0 && p.left[i] >= j.Gang && p.rate(j, i) > 0 {
+			p.take(j, i)
+			return true
+		}
+	}
+	return p.Fastest(j)
+}
+
+// Fastest is Place(j, Fastest), on the Packer's own counts.
+func (p *Packer) Fastest(j *models.JobState) bool {
+	if j.Gang > p.most {
+		return false
+	}
+	best, bt := -1, 0.0
+	for i, n := range p.left {
+		if n >= j.Gang {
+			if t := p.rate(j, i); t > bt {
+				best, bt = i, t
+			}
+		}
+	}
+	if best < 0 {
+		return false
+	}
+	p.take(j, best)
+	return true
+}
+
+// rate is j's throughput on types[i].
+func (p *Packer) rate(j *models.JobState, i int) float64 {
+	if row := p.s.RowOf(j); row != nil {
+		return row[i]
+	}
+	return p.s.Throughput(&j.Job, p.types[i])
+}
+
+// take assigns j to types[i], which has room for its gang.
+func (p *Packer) take(j *models.JobState, i int) {
+	p.left[i] -= j.Gang
+	p.stale[i] = true
+	if p.left[i]+j.Gang == p.most {
+		p.most = slices.Max(p.left)
+	}
+	p.run = append(p.run, models.Assignment{Job: j.ID, Type: p.types[i]})
+}
+
 // Free is the number of GPUs of type g not yet assigned.
-func (p *Packer) Free(g string) int { return p.free[g] }
+func (p *Packer) Free(g string) int {
+	if i := slices.Index(p.types, g); i >= 0 {
+		return p.left[i]
+	}
+	return 0
+}
 
 // Assignments are the placed jobs, in the order they were placed.
 func (p *Packer) Assignments() []models.Assignment { return p.run }
@@ -110,12 +195,19 @@ func (p *Packer) PlaceAll(order []*models.JobState, choose Chooser, strict bool)
 // outcome is settled (the cluster is full, or a strict walk is blocked), so a
 // long queue costs only the jobs actually looked at.
 func (p *Packer) PlaceSeq(order iter.Seq[*models.JobState], choose Chooser, strict bool) bool {
+	return p.PlaceSeqBy(order, func(j *models.JobState) bool { return p.Place(j, choose) }, strict)
+}
+
+// PlaceSeqBy is PlaceSeq with place placing one job and reporting whether
+// it did: p.Stay or p.Fastest (the choosers' rules on the Packer's own
+// counts), or a Place with another chooser.
+func (p *Packer) PlaceSeqBy(order iter.Seq[*models.JobState], place func(*models.JobState) bool, strict bool) bool {
 	all := true
 	for j := range order {
 		if p.most == 0 {
 			return false // the cluster is full and j is still waiting
 		}
-		if p.Place(j, choose) {
+		if place(j) {
 			continue
 		}
 		all = false

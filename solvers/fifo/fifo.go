@@ -70,7 +70,7 @@ func (f *FIFO) Allocate(s *models.Snapshot) (models.Allocation, error) {
 	p := solvers.NewPacker(s)
 	for i := range s.Jobs {
 		if j := &s.Jobs[i]; j.Running() {
-			p.Place(j, solvers.StayOrFastest)
+			p.Stay(j)
 		}
 	}
 	waiting := func(yield func(*models.JobState) bool) {
@@ -80,6 +80,6 @@ func (f *FIFO) Allocate(s *models.Snapshot) (models.Allocation, error) {
 			}
 		}
 	}
-	p.PlaceSeq(waiting, solvers.Fastest, !f.opts.Backfill)
+	p.PlaceSeqBy(waiting, p.Fastest, !f.opts.Backfill)
 	return models.Allocation{Run: p.Assignments()}, nil
 }

@@ -33,9 +33,12 @@ const Name = "sjf"
 // Summary is the one-line description the registry shows.
 const Summary = "non-preemptive shortest job first (Steps / best throughput), skipping jobs that do not fit"
 
-// SJF is the non-preemptive policy. It keeps no state between decisions.
+// SJF is the non-preemptive policy. Between decisions it keeps only the
+// active jobs in order of their duration estimate (a figure of the job and
+// the cluster, computed once per job); an instance serves one run.
 type SJF struct {
 	roundsOnly bool
+	order      order
 }
 
 // Options are sjf's settings.
@@ -79,19 +82,16 @@ func (p *SJF) Triggers() models.Trigger {
 // and the next one in the order is tried: there is no reservation, so a large
 // job can wait while smaller ones keep starting (fairbench's choice; the
 // papers do not say).
-func (*SJF) Allocate(s *models.Snapshot) (models.Allocation, error) {
+func (q *SJF) Allocate(s *models.Snapshot) (models.Allocation, error) {
 	p := solvers.NewPacker(s)
-	var waiting []*models.JobState
 	for i := range s.Jobs {
-		j := &s.Jobs[i]
-		if j.Running() {
-			p.Place(j, solvers.StayOrFastest)
-		} else {
-			waiting = append(waiting, j)
+		if j := &s.Jobs[i]; j.Running() {
+			p.Stay(j)
 		}
 	}
-	sortBy(waiting, func(j *models.JobState) float64 { return Duration(s, j) })
-	p.PlaceAll(waiting, solvers.Fastest, false)
+	q.order.key = Duration
+	q.order.update(s)
+	p.PlaceSeqBy(q.order.waiting(s), p.Fastest, false)
 	return models.Allocation{Run: p.Assignments()}, nil
 }
 

@@ -68,6 +68,7 @@ package tiresias
 import (
 	"fmt"
 	"math"
+	"slices"
 	"time"
 
 	"fairbench/models"
@@ -135,7 +136,7 @@ type Tiresias struct {
 	typeOf     map[models.JobID]string
 
 	jobs   map[models.JobID]*entry
-	queues [][]models.JobID
+	queues [][]*entry
 	last   time.Duration // Now of the previous decision
 	seen   bool          // a decision has been made
 	gen    int           // decisions made; entry.seen holds the last that saw a job
@@ -143,6 +144,7 @@ type Tiresias struct {
 
 // entry is one job's queue state.
 type entry struct {
+	id    models.JobID
 	queue int
 	// Attained and Executed at the last promotion (0 before any): service
 	// since then decides demotion, run time since then the starvation limit.
@@ -281,7 +283,7 @@ func (t *Tiresias) Allocate(s *models.Snapshot) (models.Allocation, error) {
 	}
 	if t.jobs == nil {
 		t.jobs = map[models.JobID]*entry{}
-		t.queues = make([][]models.JobID, t.Queues())
+		t.queues = make([][]*entry, t.Queues())
 		t.typeOf = map[models.JobID]string{}
 	}
 	var dt time.Duration
@@ -304,21 +306,23 @@ func (t *Tiresias) Allocate(s *models.Snapshot) (models.Allocation, error) {
 	// Drop finished jobs; within each queue move the running jobs ahead of
 	// the waiting ones, keeping their order (the simulator does this right
 	// after each decision; the jobs running now are the ones it chose).
-	for q, ids := range t.queues {
-		var run, wait []models.JobID
-		for _, id := range ids {
-			e := t.jobs[id]
+	var wait []*entry
+	for q, es := range t.queues {
+		run := es[:0] // the running ones, in place; then the waiting ones
+		wait = wait[:0]
+		for _, e := range es {
 			switch {
 			case e.seen != t.gen:
-				delete(t.jobs, id)
-				delete(t.typeOf, id)
+				delete(t.jobs, e.id)
+				delete(t.typeOf, e.id)
 			case e.cur.Running():
-				run = append(run, id)
+				run = append(run, e)
 			default:
-				wait = append(wait, id)
+				wait = append(wait, e)
 			}
 		}
 		t.queues[q] = append(run, wait...)
+		clear(es[len(t.queues[q]):])
 	}
 
 	// New jobs join the end of their queue, in arrival order (a fresh
@@ -328,13 +332,13 @@ func (t *Tiresias) Allocate(s *models.Snapshot) (models.Allocation, error) {
 			continue
 		}
 		j := &s.Jobs[i]
-		e := &entry{cur: j, seen: t.gen}
+		e := &entry{id: j.ID, cur: j, seen: t.gen}
 		e.queue = t.level(t.service(j, e))
 		if j.Started() {
 			e.waited = max(0, s.Now-j.FirstRun-j.Executed)
 		}
 		t.jobs[j.ID] = e
-		t.queues[e.queue] = append(t.queues[e.queue], j.ID)
+		t.queues[e.queue] = append(t.queues[e.queue], e)
 	}
 
 	// Demote by service since the last promotion; count waiting time and
@@ -345,7 +349,7 @@ func (t *Tiresias) Allocate(s *models.Snapshot) (models.Allocation, error) {
 		}
 		j := &s.Jobs[i]
 		if lvl := t.level(t.service(j, e)); lvl > e.queue {
-			t.move(j.ID, e, lvl)
+			t.move(e, lvl)
 		}
 		if j.Running() {
 			continue
@@ -357,24 +361,25 @@ func (t *Tiresias) Allocate(s *models.Snapshot) (models.Allocation, error) {
 		e.waited += dt
 		if t.knob > 0 && e.queue > 0 && e.waited >= time.Duration(t.knob*float64(ran)) {
 			e.baseAttained, e.baseExecuted, e.waited = j.Attained, j.Executed, 0
-			t.move(j.ID, e, 0)
+			t.move(e, 0)
 		}
 	}
 
 	order := make([]*models.JobState, 0, len(s.Jobs))
-	for _, ids := range t.queues {
-		for _, id := range ids {
-			e := t.jobs[id]
+	for _, es := range t.queues {
+		for _, e := range es {
 			order = append(order, e.cur)
 			e.cur = nil // keep no reference to s after the call
 		}
 	}
 	t.last, t.seen = s.Now, true
-	choose := solvers.StayOrFastest
+	p := solvers.NewPacker(s)
+	place := p.Stay
 	if t.perType {
-		choose = t.ownType
+		place = func(j *models.JobState) bool { return p.Place(j, t.ownType) }
 	}
-	return models.Allocation{Run: solvers.Pack(s, order, choose, false)}, nil
+	p.PlaceSeqBy(slices.Values(order), place, false)
+	return models.Allocation{Run: p.Assignments()}, nil
 }
 
 // ownType is tiresias-pertype's chooser: the job's drawn type when it has
@@ -405,15 +410,12 @@ func mix(seed, x uint64) uint64 {
 	return z ^ (z >> 31)
 }
 
-// move takes job id out of its queue and appends it to queue q.
-func (t *Tiresias) move(id models.JobID, e *entry, q int) {
-	ids := t.queues[e.queue]
-	for k, x := range ids {
-		if x == id {
-			t.queues[e.queue] = append(ids[:k:k], ids[k+1:]...)
-			break
-		}
+// move takes e out of its queue and appends it to queue q.
+func (t *Tiresias) move(e *entry, q int) {
+	es := t.queues[e.queue]
+	if k := slices.Index(es, e); k >= 0 {
+		t.queues[e.queue] = append(es[:k:k], es[k+1:]...)
 	}
 	e.queue = q
-	t.queues[q] = append(t.queues[q], id)
+	t.queues[q] = append(t.queues[q], e)
 }
