@@ -1,6 +1,7 @@
 package fifo
 
 import (
+	"slices"
 	"sort"
 
 	"fairbench/models"
@@ -59,7 +60,8 @@ func (*Gavel) Name() string { return GavelName }
 
 // Allocate places the active jobs in arrival order as described on Gavel.
 func (*Gavel) Allocate(s *models.Snapshot) (models.Allocation, error) {
-	types := s.Cluster.TypeNames()
+	// A copy: the cluster's list is shared (newest first) and must stay so.
+	types := slices.Clone(s.Cluster.TypeNames())
 	sort.Strings(types) // Gavel's ties: the name that sorts first
 	free := map[string]int{}
 	for _, g := range types {
