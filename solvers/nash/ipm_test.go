@@ -46,15 +46,7 @@ func TestInteriorCappedByHand(t *testing.T) {
 	if sol.Newton == 0 || sol.Iterations != 0 {
 		t.Errorf("%d interior-point iterations and %d LP solves: want the interior-point start alone", sol.Newton, sol.Iterations)
 	}
-	tt := 1.0 / 18
-	want := [][]float64{{tt, 1 - tt}, {1 - tt, tt}}
-	for c := range want {
-		for g := range want[c] {
-			if !near(sol.X[c][g], want[c][g], 1e-9) {
-				t.Fatalf("X = %v, want %v", sol.X, want)
-			}
-		}
-	}
+	wantCappedOptimum(t, sol)
 	if err := sol.Cert.Verify(m, sol.X, 1e-11); !sol.Exact || err != nil {
 		t.Errorf("exact %v, certificate: %v", sol.Exact, err)
 	}

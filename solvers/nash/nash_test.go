@@ -66,15 +66,7 @@ func TestCappedNashByHand(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tt := 1.0 / 18
-	want := [][]float64{{tt, 1 - tt}, {1 - tt, tt}}
-	for c := range want {
-		for g := range want[c] {
-			if !near(sol.X[c][g], want[c][g], 1e-9) {
-				t.Fatalf("X = %v, want %v", sol.X, want)
-			}
-		}
-	}
+	wantCappedOptimum(t, sol)
 	if !sol.Exact {
 		t.Error("not polished to the exact optimum")
 	}
@@ -87,6 +79,21 @@ func TestCappedNashByHand(t *testing.T) {
 	spend := Spending(m, sol.X, sol.Cert.Prices)
 	if spend[0] >= 1-1e-3 {
 		t.Errorf("buyer 0 spends %g of its budget 1 on GPUs; the time cap's rent should take part of it", spend[0])
+	}
+}
+
+// wantCappedOptimum checks cappedPair's optimum: t = 1/18 (see
+// TestCappedNashByHand).
+func wantCappedOptimum(t *testing.T, sol *Solution) {
+	t.Helper()
+	tt := 1.0 / 18
+	want := [][]float64{{tt, 1 - tt}, {1 - tt, tt}}
+	for c := range want {
+		for g := range want[c] {
+			if !near(sol.X[c][g], want[c][g], 1e-9) {
+				t.Fatalf("X = %v, want %v", sol.X, want)
+			}
+		}
 	}
 }
 
