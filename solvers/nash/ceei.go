@@ -213,17 +213,26 @@ func (s Solver) continuation(m *Market) (*Solution, *CECertificate, error) {
 		return nil, nil, err
 	}
 	st, z := ceStart(m, eg)
+	st0, z0 := st.clone(), append([]float64(nil), z...)
 	theta, step := 0.0, 1.0
 	for tries := 0; theta < ceEnd; tries++ {
 		if tries > 60 || step < 1e-9 {
 			// The path turns or pivots where single active-set changes
 			// cannot follow it: hand the point to the complementarity
 			// system, which needs no active set.
-			for _, smooth := range []bool{false, true} {
-				x, cert := ceRead(m, st, z)
-				if ceComplementarity(m, x, cert.Prices, cert.Mu, cert.Rents, smooth) && cert.Verify(m, x, 1e-9) == nil {
-					u := m.Utilities(x)
-					return &Solution{X: x, U: u, Welfare: m.Welfare(u), Iterations: eg.Iterations, Exact: true}, cert, nil
+			// From the stalled point, then from the start (θ = 0, the
+			// Nash-welfare optimum): which one the semismooth Newton
+			// method reaches the equilibrium from depends on the market.
+			for _, from := range []struct {
+				st *ceState
+				z  []float64
+			}{{st, z}, {st0, z0}} {
+				for _, smooth := range []bool{false, true} {
+					x, cert := ceRead(m, from.st, from.z)
+					if ceComplementarity(m, x, cert.Prices, cert.Mu, cert.Rents, smooth) && cert.Verify(m, x, 1e-9) == nil {
+						u := m.Utilities(x)
+						return &Solution{X: x, U: u, Welfare: m.Welfare(u), Iterations: eg.Iterations, Newton: eg.Newton, Exact: true}, cert, nil
+					}
 				}
 			}
 			return nil, nil, fmt.Errorf("%w: continuation stalled at θ = %.3g", ErrNoEquilibrium, theta)

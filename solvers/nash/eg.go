@@ -21,8 +21,11 @@ type Solution struct {
 	// approximation's optimum); Bound − Welfare bounds how far X is from
 	// optimal.
 	Bound float64
-	// Iterations is the number of LP solves of the cutting-plane loop.
+	// Iterations is the number of LP solves of the cutting-plane loop (0
+	// when the interior-point method settled the market).
 	Iterations int
+	// Newton is the number of interior-point iterations (ipm.go).
+	Newton int
 	// Exact reports that X is the optimum to rounding, found by polishing
 	// the cutting-plane point (see polish.go), with a duality gap below
 	// 1e-11·Σw; otherwise X is the cutting-plane point.
@@ -43,6 +46,16 @@ type Solver struct {
 	// DefaultMaxIterations); the best point is then polished, and returned
 	// with its certificate's gap if the polish fails.
 	MaxIterations int
+	// Interior starts a small market's solve (ipmLimit) with the
+	// interior-point method (ipm.go), the cutting planes taking over when
+	// its point cannot be certified. Its optimum has the same utilities as
+	// the cutting planes' (they are unique) but, where the optimal shares
+	// are not unique, spreads them (the interior-point method converges to
+	// the middle of the optimal face, the cutting planes to a vertex), and
+	// the round mechanism realises spread shares worse. So the policies'
+	// allocations use the cutting planes, and Discounts, which reads only
+	// the leave-one-out markets' utilities, uses this.
+	Interior bool
 	// Deadline, when set, stops a solve that has not converged by then with
 	// an error matching lp.ErrLimit.
 	Deadline time.Time
@@ -105,6 +118,11 @@ func (s Solver) Solve(m *Market) (*Solution, error) {
 	totalW := 0.0
 	for _, w := range m.Weights {
 		totalW += w
+	}
+	if s.interiorFirst(m) {
+		if sol, err := s.interior(m, totalW); err != nil || sol != nil {
+			return sol, err
+		}
 	}
 	k := newKelley(m)
 	var best *Solution
@@ -174,6 +192,51 @@ func (s Solver) Solve(m *Market) (*Solution, error) {
 		}
 	}
 	return finish(m, best, duals, backend)
+}
+
+// ipmLimit is the largest market (usable pairs) that Solve starts with the
+// interior-point method when Solver.Interior is set: there its point's polish (dense, cubic in the
+// pairs) costs less than the cutting planes' LP solves; on larger markets
+// the polish fails or costs seconds, and the interior-point method stalls
+// near complementarity 1e-9 (the reduced Newton systems lose their
+// accuracy at a degenerate optimum), so the cutting planes go first.
+const ipmLimit = 120
+
+// interiorFirst reports whether Solve starts m with the interior-point
+// method.
+func (s Solver) interiorFirst(m *Market) bool {
+	if !s.Interior {
+		return false
+	}
+	pairs := 0
+	for c := range m.Classes {
+		for g := range m.Caps {
+			if m.Usable(c, g) {
+				pairs++
+			}
+		}
+	}
+	return pairs <= ipmLimit
+}
+
+// interior solves m by the interior-point method (ipm.go) and polishes its
+// point; nil when neither the point nor its polish is certified optimal
+// (then the cutting planes take over).
+func (s Solver) interior(m *Market, totalW float64) (*Solution, error) {
+	ip, err := ipmSolve(m, polishGap, s.Deadline)
+	if err != nil || ip == nil {
+		return nil, err
+	}
+	ip.Newton, ip.Iterations = ip.Iterations, 0
+	if sol, cert := polish(m, ip.X, ip.Cert.Prices, ip.Cert.Rents); sol != nil {
+		sol.Newton, sol.Cert = ip.Newton, cert
+		return sol, nil
+	}
+	if ip.Cert.Gap <= polishGap*totalW {
+		ip.Exact = true
+		return ip, nil
+	}
+	return nil, nil
 }
 
 // finish polishes the cutting-plane point and attaches a certificate: the

@@ -3,7 +3,17 @@ package nash
 import (
 	"math"
 	"testing"
+
+	"fairbench/solvers/lp"
 )
+
+// lpName names a test's LP backend (nil: lp.Default()).
+func lpName(s lp.Solver) string {
+	if s == nil {
+		return lp.Default().Name()
+	}
+	return s.Name()
+}
 
 func near(a, b, tol float64) bool { return math.Abs(a-b) <= tol*(1+math.Abs(b)) }
 
@@ -56,15 +66,7 @@ func TestCappedNashByHand(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tt := 1.0 / 18
-	want := [][]float64{{tt, 1 - tt}, {1 - tt, tt}}
-	for c := range want {
-		for g := range want[c] {
-			if !near(sol.X[c][g], want[c][g], 1e-9) {
-				t.Fatalf("X = %v, want %v", sol.X, want)
-			}
-		}
-	}
+	wantCappedOptimum(t, sol)
 	if !sol.Exact {
 		t.Error("not polished to the exact optimum")
 	}
@@ -77,6 +79,21 @@ func TestCappedNashByHand(t *testing.T) {
 	spend := Spending(m, sol.X, sol.Cert.Prices)
 	if spend[0] >= 1-1e-3 {
 		t.Errorf("buyer 0 spends %g of its budget 1 on GPUs; the time cap's rent should take part of it", spend[0])
+	}
+}
+
+// wantCappedOptimum checks cappedPair's optimum: t = 1/18 (see
+// TestCappedNashByHand).
+func wantCappedOptimum(t *testing.T, sol *Solution) {
+	t.Helper()
+	tt := 1.0 / 18
+	want := [][]float64{{tt, 1 - tt}, {1 - tt, tt}}
+	for c := range want {
+		for g := range want[c] {
+			if !near(sol.X[c][g], want[c][g], 1e-9) {
+				t.Fatalf("X = %v, want %v", sol.X, want)
+			}
+		}
 	}
 }
 
@@ -210,14 +227,20 @@ func TestCEEIDegenerateMarkets(t *testing.T) {
 			{Buyer: 1, Count: 2, Gang: 2, Value: []float64{0.5, 1, 0.5}},
 			{Buyer: 2, Count: 2, Gang: 2, Value: []float64{0, 0.5, 1}}}},
 	}
-	for k, m := range markets {
-		sol, cert, err := Solver{}.CEEI(m)
-		if err != nil {
-			t.Errorf("market %d: %v", k, err)
-			continue
-		}
-		if err := cert.Verify(m, sol.X, 1e-9); err != nil {
-			t.Errorf("market %d: %v", k, err)
+	// Three starts: the cutting planes' vertex with CLP and with the pure-Go
+	// simplex (a build without cgo, where market 0 once stalled at
+	// θ = 2/3), and the interior-point method's optimum (on market 0 it
+	// stalled at the same θ).
+	for _, s := range []Solver{{}, {Interior: true}, {LP: lp.Pure{}}} {
+		for k, m := range markets {
+			sol, cert, err := s.CEEI(m)
+			if err != nil {
+				t.Errorf("interior %v, %s: market %d: %v", s.Interior, lpName(s.LP), k, err)
+				continue
+			}
+			if err := cert.Verify(m, sol.X, 1e-9); err != nil {
+				t.Errorf("interior %v, %s: market %d: %v", s.Interior, lpName(s.LP), k, err)
+			}
 		}
 	}
 }

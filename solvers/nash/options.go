@@ -99,6 +99,10 @@ type Stats struct {
 	Exact     int     `json:"exact"`
 	MaxGap    float64 `json:"max_gap"`
 	LPSolves  int     `json:"lp_solves"`
+	// Newton counts the interior-point iterations (every market solve
+	// starts with the interior-point method; the cutting planes run only
+	// when its point cannot be certified).
+	Newton int `json:"newton_iterations,omitempty"`
 	// Fallbacks counts ceei's decisions without a verified equilibrium,
 	// answered with the Nash-welfare allocation instead.
 	Fallbacks int `json:"fallbacks,omitempty"`
@@ -112,6 +116,7 @@ func (st *Stats) Add(sols ...*Solution) {
 		exact = exact && s.Exact
 		st.MaxGap = math.Max(st.MaxGap, s.Cert.Gap)
 		st.LPSolves += s.Iterations
+		st.Newton += s.Newton
 	}
 	if exact {
 		st.Exact++

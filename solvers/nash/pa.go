@@ -32,9 +32,17 @@ import (
 // The discount never exceeds 1: the others' optimum without i is at least
 // as good for them as any allocation that also serves i.
 //
-// One market is solved per buyer (one agent removed), with s's settings;
-// their solutions are returned too (nil for a buyer alone).
+// One market is solved per buyer (one agent removed), with s's settings
+// and the interior-point start (Solver.Interior: only their utilities
+// enter f, and those are unique); their solutions are returned too (nil
+// for a buyer alone).
 func (s Solver) Discounts(m *Market, sol *Solution) ([]float64, []*Solution, error) {
+	return s.discountsWith(m, sol, true)
+}
+
+// discountsWith is Discounts with the interior-point start on or off.
+func (s Solver) discountsWith(m *Market, sol *Solution, interior bool) ([]float64, []*Solution, error) {
+	s.Interior = interior
 	f := make([]float64, len(m.Weights))
 	others := make([]*Solution, len(m.Weights))
 	for i := range m.Weights {
@@ -101,5 +109,7 @@ func (s Solver) solveNear(rest, m *Market, sol *Solution, i int) (*Solution, err
 			}
 		}
 	}
+	// Only the utilities of this optimum matter (they are unique), so the
+	// interior-point start may serve.
 	return s.Solve(rest)
 }

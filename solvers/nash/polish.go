@@ -1,7 +1,9 @@
 package nash
 
 import (
+	"fmt"
 	"math"
+	"strings"
 
 	"gonum.org/v1/gonum/mat"
 )
@@ -48,8 +50,18 @@ func polish(m *Market, x [][]float64, p, lam []float64) (*Solution, *Certificate
 	}
 	var best *Solution
 	var bestCert *Certificate
+	tried := map[string]bool{}
 	for _, tau := range polishTaus {
-		sol, cert := polishAt(m, x, u, p, lam, tau, total)
+		a := guess(m, x, u, p, lam, tau)
+		// Neighbouring thresholds often read the same active set, whose
+		// polish (a function of the set and the start alone) is already
+		// known.
+		if key := a.key(); tried[key] {
+			continue
+		} else {
+			tried[key] = true
+		}
+		sol, cert := polishAt(m, x, u, p, lam, a, total)
 		if sol != nil && (bestCert == nil || cert.Gap < bestCert.Gap) {
 			best, bestCert = sol, cert
 			if cert.Gap <= 1e-14*total {
@@ -69,8 +81,7 @@ type active struct {
 	n      int      // unknowns
 }
 
-func polishAt(m *Market, x [][]float64, u, p, lam []float64, tau, total float64) (*Solution, *Certificate) {
-	a := guess(m, x, u, p, lam, tau)
+func polishAt(m *Market, x [][]float64, u, p, lam []float64, a *active, total float64) (*Solution, *Certificate) {
 	z := make([]float64, a.n)
 	for k, e := range a.edges {
 		z[k] = x[e[0]][e[1]]
@@ -102,6 +113,24 @@ func polishAt(m *Market, x [][]float64, u, p, lam []float64, tau, total float64)
 		z = a.remove(drop, z)
 	}
 	return nil, nil
+}
+
+// key identifies the active set: its pairs, priced types and rented
+// classes.
+func (a *active) key() string {
+	var b strings.Builder
+	for _, e := range a.edges {
+		fmt.Fprintf(&b, "%d,%d;", e[0], e[1])
+	}
+	for _, set := range [][]int{a.priced, a.rented} {
+		b.WriteByte('|')
+		for i, k := range set {
+			if k >= 0 {
+				fmt.Fprintf(&b, "%d;", i)
+			}
+		}
+	}
+	return b.String()
 }
 
 // mostNegative is the unknown (a time share, price or rent) with the most
