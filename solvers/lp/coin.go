@@ -275,8 +275,10 @@ func (r clpRun) failure() error {
 // "optimal with secondary status 2" (the scaled problem optimal, the
 // unscaled one primal infeasible). So presolve is off, every optimum is
 // checked against the KKT conditions (optimalityViolation), and a run
-// without a trusted verdict is retried: the primal simplex from scratch,
-// then both methods without scaling (clpAttempts). An infeasible or
+// without a trusted verdict is retried: an optimum under scaling first by
+// the unscaled primal simplex from its own basis (repairCLP), then the
+// primal simplex from scratch, then both methods without scaling
+// (clpAttempts). An infeasible or
 // unbounded verdict of a retry is taken; when no attempt settles, the
 // caller falls back to the pure-Go backend (Coin.Solve).
 //
@@ -288,8 +290,9 @@ func clpSolve(p *Problem, a *coinArrays, deadline time.Time, warm *Basis) clpRun
 	if warm.fits(a) {
 		r = runCLP(p, a, deadline, clpAttempt{primal: true, warm: warm})
 	}
+	r = repairCLP(p, a, deadline, r)
 	if !warm.fits(a) || !r.settled() {
-		r = runCLP(p, a, deadline, clpAttempts[0])
+		r = repairCLP(p, a, deadline, runCLP(p, a, deadline, clpAttempts[0]))
 	}
 	for _, at := range clpAttempts[1:] {
 		if r.settled() {
@@ -306,6 +309,24 @@ func clpSolve(p *Problem, a *coinArrays, deadline time.Time, warm *Basis) clpRun
 	}
 	if warm != nil && r.status == clpOptimal {
 		warm.status, warm.cols, warm.rows = r.basis, int(a.ncols), int(a.nrows)
+	}
+	return r
+}
+
+// repairCLP settles, where it can, a run that ended optimal under scaling
+// but not optimal for the unscaled problem (secondary status 2–4, or a
+// failed KKT check): the primal simplex without scaling, started from the
+// run's own final basis, usually needs a few pivots where the retries from
+// scratch (clpAttempts) cost a full solve each. The repaired optimum passes
+// the same checks as any other; a run it does not settle is returned as it
+// was, for the retries.
+func repairCLP(p *Problem, a *coinArrays, deadline time.Time, r clpRun) clpRun {
+	if r.status != clpOptimal || r.settled() || r.basis == nil {
+		return r
+	}
+	b := &Basis{status: r.basis, cols: int(a.ncols), rows: int(a.nrows)}
+	if r2 := runCLP(p, a, deadline, clpAttempt{primal: true, noScale: true, warm: b}); r2.settled() {
+		return r2
 	}
 	return r
 }
