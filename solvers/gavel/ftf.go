@@ -71,6 +71,7 @@ type FTF struct {
 	tolerance float64
 	maxSteps  int
 	hist      map[models.JobID]ftfHist
+	carry     *ftfCarry // the last decision's bisection LP, for a warm first step
 }
 
 // ftfHist is what FTF remembers of a job from the previous decision.
@@ -112,6 +113,7 @@ func (p *FTF) Allocate(s *models.Snapshot) (models.Allocation, error) {
 	if in == nil {
 		if err == nil {
 			clear(p.hist)
+			p.carry = nil
 		}
 		return models.Allocation{}, err
 	}
@@ -160,7 +162,11 @@ func (p *FTF) Allocate(s *models.Snapshot) (models.Allocation, error) {
 	run := p.solver()
 	// The steps' LPs differ only in s's coefficients: each starts from the
 	// previous one's basis (lp.Options.Warm).
-	warm := &lp.Basis{}
+	// The first step starts from the previous decision's last basis,
+	// carried over by job (ftfCarry).
+	layout := ftfLayout(m, rows, sv)
+	warm := layout.start(p.carry, m)
+	defer func() { layout.basis, p.carry = warm, layout }()
 	for step := 0; step < p.maxSteps && hi-lo > p.tolerance*hi; step++ {
 		rho := (lo + hi) / 2
 		for c, cl := range classes {

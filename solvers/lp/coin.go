@@ -287,11 +287,12 @@ func (r clpRun) failure() error {
 // A settled optimum's basis is left in warm (when not nil).
 func clpSolve(p *Problem, a *coinArrays, deadline time.Time, warm *Basis) clpRun {
 	var r clpRun
-	if warm.fits(a) {
-		r = runCLP(p, a, deadline, clpAttempt{primal: true, warm: warm})
+	fits := warm.fits(p)
+	if fits {
+		r = runCLP(p, a, deadline, clpAttempt{primal: true, warm: warm.loaded(a)})
 	}
 	r = repairCLP(p, a, deadline, r)
-	if !warm.fits(a) || !r.settled() {
+	if !fits || !r.settled() {
 		r = repairCLP(p, a, deadline, runCLP(p, a, deadline, clpAttempts[0]))
 	}
 	for _, at := range clpAttempts[1:] {
@@ -308,9 +309,35 @@ func clpSolve(p *Problem, a *coinArrays, deadline time.Time, warm *Basis) clpRun
 		r.status = -1
 	}
 	if warm != nil && r.status == clpOptimal {
-		warm.status, warm.cols, warm.rows = r.basis, int(a.ncols), int(a.nrows)
+		warm.keep(p, a, r.basis)
 	}
 	return r
+}
+
+// keep stores st, CLP's status array for the problem loaded from a, in b
+// in p's terms: rows not loaded count as basic.
+func (b *Basis) keep(p *Problem, a *coinArrays, st []byte) {
+	n := int(a.ncols)
+	b.status = make([]byte, n+len(p.Rows))
+	copy(b.status, st[:n])
+	for i := range p.Rows {
+		b.status[n+i] = basisBasic
+	}
+	for k, i := range a.rows {
+		b.status[n+i] = st[n+k]
+	}
+	b.cols, b.rows = n, len(p.Rows)
+}
+
+// loaded is b as the status array of the problem loaded from a.
+func (b *Basis) loaded(a *coinArrays) *Basis {
+	n := int(a.ncols)
+	st := make([]byte, n+len(a.rows))
+	copy(st, b.status[:n])
+	for k, i := range a.rows {
+		st[n+k] = b.status[n+i]
+	}
+	return &Basis{status: st, cols: n, rows: len(a.rows)}
 }
 
 // repairCLP settles, where it can, a run that ended optimal under scaling
@@ -331,9 +358,9 @@ func repairCLP(p *Problem, a *coinArrays, deadline time.Time, r clpRun) clpRun {
 	return r
 }
 
-// fits reports whether b holds a basis for the problem loaded from a.
-func (b *Basis) fits(a *coinArrays) bool {
-	return b != nil && b.status != nil && b.cols == int(a.ncols) && b.rows == int(a.nrows)
+// fits reports whether b holds a basis for a problem of p's shape.
+func (b *Basis) fits(p *Problem) bool {
+	return b != nil && b.status != nil && b.cols == len(p.Vars) && b.rows == len(p.Rows)
 }
 
 // clpAttempt is one way of running CLP.
