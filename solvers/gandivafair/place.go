@@ -235,8 +235,8 @@ func (st *state) moveTypes(d *decision, unplaced []*job) []*job {
 				if a < 0 || (!st.p.oracle && !j.known[a]) {
 					continue // with profiling, a job is measured where it is before it moves
 				}
-				for b := range st.types {
-					if b == a || j.tput[b] <= 0 || share[b] <= eps {
+				for _, b := range j.can {
+					if b == a || share[b] <= eps {
 						continue
 					}
 					gain, ok := st.moveGain(j, a, b, share, homed)

@@ -37,10 +37,8 @@ func (st *state) shares(s *models.Snapshot, trading bool) *decision {
 	for _, j := range st.active {
 		g := float64(j.gang)
 		d.demand[j.user] += g
-		for k := range st.types {
-			if j.tput[k] > 0 {
-				d.runnable[j.user][k] += g
-			}
+		for _, k := range j.can {
+			d.runnable[j.user][k] += g
 		}
 		d.userJobs[j.user] = append(d.userJobs[j.user], j)
 	}
@@ -119,11 +117,9 @@ func (st *state) measureSpeeds() {
 	nT := len(st.types)
 	num, den := matrix(len(st.users), nT), matrix(len(st.users), nT)
 	for _, j := range st.active {
-		for k := range st.types {
-			if j.known[k] && j.tput[k] > 0 {
-				num[j.user][k] += j.tput[k] / float64(j.gang)
-				den[j.user][k]++
-			}
+		for _, t := range j.speeds {
+			num[j.user][t.i] += t.v
+			den[j.user][t.i]++
 		}
 	}
 	for u := range num {
@@ -143,12 +139,10 @@ func (st *state) speedups(d *decision) [][]float64 {
 	nP := len(st.pairs)
 	num, den := matrix(len(st.users), nP), matrix(len(st.users), nP)
 	for _, j := range st.active {
-		for pi, pr := range st.pairs {
-			if j.known[pr.fast] && j.known[pr.slow] && j.tput[pr.fast] > 0 && j.tput[pr.slow] > 0 {
-				g := float64(j.gang)
-				num[j.user][pi] += g * j.tput[pr.fast] / j.tput[pr.slow]
-				den[j.user][pi] += g
-			}
+		g := float64(j.gang)
+		for _, t := range j.terms {
+			num[j.user][t.i] += t.v
+			den[j.user][t.i] += g
 		}
 	}
 	r := matrix(len(st.users), nP)
