@@ -30,6 +30,8 @@ type state struct {
 	jobs   map[models.JobID]*job
 	active []*job // this decision's jobs, in snapshot order
 	prev   []*job // the previous decision's jobs (a spare slice between decisions)
+	taken  []bool  // gpus' work space: per GPU, assigned in this decision
+	got    [][]int // gpus' work space: per active job, its GPUs
 
 	lastR [][]float64 // [user][pair]: last known speedup, NaN when never known
 	lastS [][]float64 // [user][type]: last known per-GPU throughput, NaN when never known

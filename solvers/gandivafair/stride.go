@@ -352,22 +352,21 @@ func (st *state) keepRunning() {
 		if !j.running() || j.typ < 0 || j.lastTyp != j.typ || len(j.last) != j.gang {
 			continue
 		}
-		counts := map[int]int{}
-		var order []int
-		for _, g := range j.last {
-			i := st.cluster.ServerOf(g)
-			if counts[i] == 0 {
-				order = append(order, i)
+		// j.last is ascending and a server's GPUs are consecutive, so each
+		// server's GPUs form one run.
+		for a := 0; a < len(j.last); {
+			i := st.cluster.ServerOf(j.last[a])
+			b := a + 1
+			for b < len(j.last) && st.cluster.ServerOf(j.last[b]) == i {
+				b++
 			}
-			counts[i]++
-		}
-		for _, i := range order {
 			sv := &st.srv[i]
-			sv.free -= counts[i]
+			sv.free -= b - a
 			if j.srv < 0 {
 				sv.taken = true
 			}
-			j.plan = append(j.plan, use{i, counts[i]})
+			j.plan = append(j.plan, use{i, b - a})
+			a = b
 		}
 	}
 }
@@ -443,9 +442,18 @@ func (st *state) backfill(k int) {
 // the lowest free GPUs of their planned servers. Assignments come in
 // snapshot order, GPUs ascending.
 func (st *state) gpus(s *models.Snapshot) []models.Assignment {
-	taken := make([]bool, s.Cluster.TotalGPUs())
-	got := make([][]int, len(st.active))
+	if n := s.Cluster.TotalGPUs(); len(st.taken) != n {
+		st.taken = make([]bool, n)
+	}
+	taken := st.taken
+	clear(taken)
+	got := slices.Grow(st.got[:0], len(st.active))[:len(st.active)]
+	clear(got)
+	planned := 0
 	for n, j := range st.active {
+		if len(j.plan) > 0 {
+			planned++
+		}
 		if len(j.plan) == 0 || !j.running() || j.lastTyp != j.typ || len(j.last) != j.gang {
 			continue
 		}
@@ -466,7 +474,7 @@ func (st *state) gpus(s *models.Snapshot) []models.Assignment {
 			}
 		}
 	}
-	var run []models.Assignment
+	run := make([]models.Assignment, 0, planned)
 	for n, j := range st.active {
 		if len(j.plan) == 0 {
 			continue
@@ -487,7 +495,12 @@ func (st *state) gpus(s *models.Snapshot) []models.Assignment {
 		run = append(run, models.Assignment{Job: j.id, Type: st.types[j.typ], GPUs: got[n]})
 	}
 	for n, j := range st.active {
-		j.last, j.lastTyp = slices.Clone(got[n]), j.typ
+		if got[n] == nil || !slices.Equal(got[n], j.last) {
+			j.last = slices.Clone(got[n])
+		}
+		j.lastTyp = j.typ
 	}
+	clear(got)
+	st.got = got
 	return run
 }
