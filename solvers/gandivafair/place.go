@@ -227,6 +227,9 @@ func (st *state) moveTypes(d *decision, unplaced []*job) []*job {
 	for u, js := range d.userJobs {
 		share, homed := d.share[u], d.homed[u]
 		for range js {
+			if !st.mayMove(share, homed) {
+				break
+			}
 			var best *job
 			var bestTo int
 			var bk moveKey
@@ -277,6 +280,26 @@ func (st *state) moveTypes(d *decision, unplaced []*job) []*job {
 		}
 	}
 	return unplaced
+}
+
+// mayMove reports whether a job of the user with these shares and homed
+// GPUs could pass moveGain's first test: a job of gang g ≥ 1 on type a (so
+// homed[a] > 0) has share[b]/(homed[b]+g) ≤ share[b]/(homed[b]+1) (IEEE
+// addition and division are monotone), so when no pair passes with g = 1
+// no job moves, and moveTypes need not look at the user's jobs.
+func (st *state) mayMove(share, homed []float64) bool {
+	for a := range homed {
+		if homed[a] <= 0 {
+			continue
+		}
+		pa := share[a] / homed[a]
+		for b := range share {
+			if b != a && share[b] > eps && share[b]/(homed[b]+1) > pa*(1+speedupTolerance)+eps {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // moveGain is what moving j from type a to b gains user u in per-GPU

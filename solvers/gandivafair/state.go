@@ -31,6 +31,8 @@ type state struct {
 	active []*job // this decision's jobs, in snapshot order
 	prev   []*job // the previous decision's jobs (a spare slice between decisions)
 	taken  []bool  // gpus' work space: per GPU, assigned in this decision
+	byUser [][]*job // shares' work space: per user, its active jobs
+	dirty  []bool   // per user: its jobs or what is known of them changed since the last decision
 	got    [][]int // gpus' work space: per active job, its GPUs
 
 	lastR [][]float64 // [user][pair]: last known speedup, NaN when never known
@@ -175,6 +177,8 @@ func newState(s *models.Snapshot, p *GandivaFair) *state {
 			st.lastS[u][k] = math.NaN()
 		}
 	}
+	st.byUser = make([][]*job, len(s.Users))
+	st.dirty = make([]bool, len(s.Users))
 	st.rep.init(len(s.Users), nT)
 	return st
 }
@@ -269,6 +273,7 @@ func (st *state) sync(s *models.Snapshot, oracle bool) error {
 		}
 		if learnt {
 			js.learn(st.pairs)
+			st.dirty[js.user] = true
 		}
 		js.cur, js.seen, js.pos, js.plan = j, st.gen, len(st.active), js.plan[:0]
 		if frac > 0 && js.running() && js.tickets > 0 {
@@ -281,6 +286,7 @@ func (st *state) sync(s *models.Snapshot, oracle bool) error {
 	for _, js := range st.prev {
 		if js.seen != st.gen {
 			delete(st.jobs, js.id)
+			st.dirty[js.user] = true
 		}
 	}
 	clear(st.prev)
