@@ -449,10 +449,15 @@ func (st *state) gpus(s *models.Snapshot) []models.Assignment {
 	clear(taken)
 	got := slices.Grow(st.got[:0], len(st.active))[:len(st.active)]
 	clear(got)
-	planned := 0
+	planned, width := 0, 0
 	for n, j := range st.active {
 		if len(j.plan) > 0 {
 			planned++
+			w := 0
+			for _, u := range j.plan {
+				w += u.n
+			}
+			width += max(w, len(j.last))
 		}
 		if len(j.plan) == 0 || !j.running() || j.lastTyp != j.typ || len(j.last) != j.gang {
 			continue
@@ -468,30 +473,45 @@ func (st *state) gpus(s *models.Snapshot) []models.Assignment {
 			same = same && c == u.n
 		}
 		if same {
-			got[n] = slices.Clone(j.last)
+			got[n] = j.last
 			for _, g := range got[n] {
 				taken[g] = true
 			}
 		}
+	}
+	// Every assignment's GPUs are cut from one slab, each with its length as
+	// its capacity, so that appending to one never touches another.
+	slab := make([]int, 0, width)
+	cut := func(from int) []int {
+		if len(slab) == from {
+			return nil
+		}
+		return slab[from:len(slab):len(slab)]
 	}
 	run := make([]models.Assignment, 0, planned)
 	for n, j := range st.active {
 		if len(j.plan) == 0 {
 			continue
 		}
+		from := len(slab)
 		if got[n] == nil {
 			for _, u := range j.plan {
 				sv := &st.srv[u.srv]
 				for g, c := sv.first, 0; g < sv.first+sv.gpus && c < u.n; g++ {
 					if !taken[g] {
 						taken[g] = true
-						got[n] = append(got[n], g)
+						slab = append(slab, g)
 						c++
 					}
 				}
 			}
+			got[n] = cut(from)
+			slices.Sort(got[n])
+		} else {
+			// j keeps its GPUs (j.last, ascending): the assignment gets a copy.
+			slab = append(slab, got[n]...)
+			got[n] = cut(from)
 		}
-		slices.Sort(got[n])
 		run = append(run, models.Assignment{Job: j.id, Type: st.types[j.typ], GPUs: got[n]})
 	}
 	for n, j := range st.active {
