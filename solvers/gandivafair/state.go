@@ -28,12 +28,12 @@ type state struct {
 	cmin  []float64 // per type: the central minimum pass at the start of this decision
 
 	jobs   map[models.JobID]*job
-	active []*job // this decision's jobs, in snapshot order
-	prev   []*job // the previous decision's jobs (a spare slice between decisions)
-	taken  []bool  // gpus' work space: per GPU, assigned in this decision
+	active []*job   // this decision's jobs, in snapshot order
+	prev   []*job   // the previous decision's jobs (a spare slice between decisions)
+	taken  []bool   // gpus' work space: per GPU, assigned in this decision
 	byUser [][]*job // shares' work space: per user, its active jobs
 	dirty  []bool   // per user: its jobs or what is known of them changed since the last decision
-	got    [][]int // gpus' work space: per active job, its GPUs
+	got    [][]int  // gpus' work space: per active job, its GPUs
 
 	lastR [][]float64 // [user][pair]: last known speedup, NaN when never known
 	lastS [][]float64 // [user][type]: last known per-GPU throughput, NaN when never known
