@@ -159,8 +159,10 @@ func feasibleRun(s *Snapshot, run []Assignment, colocate bool) error {
 	used := make([]int, len(types)) // GPUs taken per type, indexed like types
 	seen := make([]bool, len(s.Jobs))
 	var owners []gpuOwners // per GPU, made at the first named GPU
-	next := 0              // assignments often follow the snapshot's order: try there first
-	for _, as := range run {
+	var at []int32         // per assignment: its job's index in s.Jobs, made with owners
+	sharerOf := func(k int32) sharer { return sharer{&s.Jobs[at[k]], run[k].Accum} }
+	next := 0 // assignments often follow the snapshot's order: try there first
+	for ai, as := range run {
 		i, ok := next, next < len(s.Jobs) && s.Jobs[next].ID == as.Job
 		if !ok {
 			i, ok = s.jobIndex(as.Job)
@@ -197,8 +199,9 @@ func feasibleRun(s *Snapshot, run []Assignment, colocate bool) error {
 				Detail: fmt.Sprintf("%d GPUs named for a gang of %d", len(as.GPUs), j.Gang)}
 		}
 		if owners == nil {
-			owners = make([]gpuOwners, s.Cluster.TotalGPUs())
+			owners, at = make([]gpuOwners, s.Cluster.TotalGPUs()), make([]int32, len(run))
 		}
+		at[ai] = int32(i)
 		for k, g := range as.GPUs {
 			if g < 0 || g >= s.Cluster.TotalGPUs() {
 				return &Violation{Constraint: "gpu index", Job: as.Job, Detail: fmt.Sprintf("GPU %d does not exist", g)}
@@ -210,21 +213,22 @@ func feasibleRun(s *Snapshot, run []Assignment, colocate bool) error {
 				return &Violation{Constraint: "gang", Job: as.Job, Type: as.Type, Detail: fmt.Sprintf("GPU %d named twice", g)}
 			}
 			if o := owners[g].list(); len(o) > 0 {
+				first := sharerOf(o[0])
 				switch {
 				case !colocate:
 					return &Violation{Constraint: "double-booked", Job: as.Job, Type: as.Type,
-						Detail: fmt.Sprintf("GPU %d also given to job %d", g, o[0].job.ID)}
+						Detail: fmt.Sprintf("GPU %d also given to job %d", g, first.job.ID)}
 				case len(o) >= MaxJobsPerGPU:
 					return &Violation{Constraint: "at most 2 jobs per GPU", Job: as.Job, Type: as.Type,
-						Detail: fmt.Sprintf("GPU %d already shared by jobs %d and %d", g, o[0].job.ID, o[1].job.ID)}
+						Detail: fmt.Sprintf("GPU %d already shared by jobs %d and %d", g, first.job.ID, sharerOf(o[1]).job.ID)}
 				}
-				if err := pairFits(s, o[0].job, j, o[0].accum, as.Accum, s.Cluster.TypeOfGPU(g)); err != nil {
+				if err := pairFits(s, first.job, j, first.accum, as.Accum, s.Cluster.TypeOfGPU(g)); err != nil {
 					return err
 				}
 			} else {
 				used[t]++
 			}
-			owners[g].add(sharer{j, as.Accum})
+			owners[g].add(int32(ai))
 		}
 	}
 	// Report the first type over capacity by name.
@@ -243,14 +247,15 @@ type sharer struct {
 	accum int
 }
 
-// gpuOwners are the jobs given one GPU so far.
+// gpuOwners are the assignments (indices into the run) given one GPU so
+// far. It holds no pointers, so a run's table costs the collector nothing.
 type gpuOwners struct {
-	n    int
-	jobs [MaxJobsPerGPU]sharer
+	n   int32
+	asg [MaxJobsPerGPU]int32
 }
 
-func (o *gpuOwners) list() []sharer { return o.jobs[:o.n] }
-func (o *gpuOwners) add(s sharer)   { o.jobs[o.n] = s; o.n++ }
+func (o *gpuOwners) list() []int32 { return o.asg[:o.n] }
+func (o *gpuOwners) add(a int32)   { o.asg[o.n] = a; o.n++ }
 
 // byName is the indices of names in the order of the names.
 func byName(names []string) []int {

@@ -226,17 +226,21 @@ func (st *state) chooseType(j *job, d *decision) int {
 func (st *state) moveTypes(d *decision, unplaced []*job) []*job {
 	for u, js := range d.userJobs {
 		share, homed := d.share[u], d.homed[u]
+		from := make([]bool, len(st.types))
 		for range js {
+			if !st.mayMove(share, homed, from) {
+				break
+			}
 			var best *job
 			var bestTo int
 			var bk moveKey
 			for _, j := range js {
 				a := j.typ
-				if a < 0 || (!st.p.oracle && !j.known[a]) {
+				if a < 0 || !from[a] || (!st.p.oracle && !j.known[a]) {
 					continue // with profiling, a job is measured where it is before it moves
 				}
-				for b := range st.types {
-					if b == a || j.tput[b] <= 0 || share[b] <= eps {
+				for _, b := range j.can {
+					if b == a || share[b] <= eps {
 						continue
 					}
 					gain, ok := st.moveGain(j, a, b, share, homed)
@@ -277,6 +281,30 @@ func (st *state) moveTypes(d *decision, unplaced []*job) []*job {
 		}
 	}
 	return unplaced
+}
+
+// mayMove sets from[a] when a job of the user with these shares and homed
+// GPUs could leave type a by moveGain's first test, and reports whether any
+// could: a job of gang g ≥ 1 on type a (so homed[a] > 0) has
+// share[b]/(homed[b]+g) ≤ share[b]/(homed[b]+1) (IEEE addition and division
+// are monotone), so where no b passes with g = 1 no job of a moves, and
+// moveTypes need not look at those jobs.
+func (st *state) mayMove(share, homed []float64, from []bool) bool {
+	some := false
+	for a := range homed {
+		from[a] = false
+		if homed[a] <= 0 {
+			continue
+		}
+		pa := share[a] / homed[a]
+		for b := range share {
+			if b != a && share[b] > eps && share[b]/(homed[b]+1) > pa*(1+speedupTolerance)+eps {
+				from[a], some = true, true
+				break
+			}
+		}
+	}
+	return some
 }
 
 // moveGain is what moving j from type a to b gains user u in per-GPU

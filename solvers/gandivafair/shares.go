@@ -33,18 +33,19 @@ func matrix(rows, cols int) [][]float64 {
 // trading, the market's trades (package comment, steps 1 and 2).
 func (st *state) shares(s *models.Snapshot, trading bool) *decision {
 	nU, nT := len(st.users), len(st.types)
-	d := &decision{demand: make([]float64, nU), runnable: matrix(nU, nT), userJobs: make([][]*job, nU)}
+	for u := range st.byUser {
+		st.byUser[u] = st.byUser[u][:0]
+	}
+	d := &decision{demand: make([]float64, nU), runnable: matrix(nU, nT), userJobs: st.byUser}
 	for _, j := range st.active {
 		g := float64(j.gang)
 		d.demand[j.user] += g
-		for k := range st.types {
-			if j.tput[k] > 0 {
-				d.runnable[j.user][k] += g
-			}
+		for _, k := range j.can {
+			d.runnable[j.user][k] += g
 		}
 		d.userJobs[j.user] = append(d.userJobs[j.user], j)
 	}
-	st.measureSpeeds()
+	st.measureSpeeds(d)
 	d.before = WaterFillTypes(st.capacities(), st.weights(), d.demand, d.runnable)
 	d.share = matrix(nU, nT)
 	for u := range d.share {
@@ -59,6 +60,7 @@ func (st *state) shares(s *models.Snapshot, trading bool) *decision {
 			}}
 		d.trades = m.Run()
 	}
+	clear(st.dirty)
 	return d
 }
 
@@ -114,22 +116,27 @@ func (st *state) userNames() []string {
 // measureSpeeds updates each user's per-GPU throughput on each type: the
 // mean of T[j][k] / gang over its active jobs known on k; a type none of
 // them is known on keeps the last value (NaN if never known), since a
-// user's jobs are similar (the paper's premise).
-func (st *state) measureSpeeds() {
+// user's jobs are similar (the paper's premise). Only users whose jobs or
+// what is known of them changed are measured again (state.dirty): the
+// others' means would come out the same.
+func (st *state) measureSpeeds(d *decision) {
 	nT := len(st.types)
-	num, den := matrix(len(st.users), nT), matrix(len(st.users), nT)
-	for _, j := range st.active {
-		for k := range st.types {
-			if j.known[k] && j.tput[k] > 0 {
-				num[j.user][k] += j.tput[k] / float64(j.gang)
-				den[j.user][k]++
+	num, den := make([]float64, nT), make([]float64, nT)
+	for u, js := range d.userJobs {
+		if !st.dirty[u] {
+			continue
+		}
+		clear(num)
+		clear(den)
+		for _, j := range js {
+			for _, t := range j.speeds {
+				num[t.i] += t.v
+				den[t.i]++
 			}
 		}
-	}
-	for u := range num {
-		for k := range num[u] {
-			if den[u][k] > 0 {
-				st.lastS[u][k] = num[u][k] / den[u][k]
+		for k := range num {
+			if den[k] > 0 {
+				st.lastS[u][k] = num[k] / den[k]
 			}
 		}
 	}
@@ -138,27 +145,29 @@ func (st *state) measureSpeeds() {
 // speedups is r_u per pair: the GPU-weighted (gang-weighted) mean of
 // T[j][fast] / T[j][slow] over u's active jobs whose throughputs on both
 // types are known and positive; when none is, the last value known for u
-// (NaN if never).
+// (NaN if never). As in measureSpeeds, only changed users are recomputed.
 func (st *state) speedups(d *decision) [][]float64 {
 	nP := len(st.pairs)
-	num, den := matrix(len(st.users), nP), matrix(len(st.users), nP)
-	for _, j := range st.active {
-		for pi, pr := range st.pairs {
-			if j.known[pr.fast] && j.known[pr.slow] && j.tput[pr.fast] > 0 && j.tput[pr.slow] > 0 {
-				g := float64(j.gang)
-				num[j.user][pi] += g * j.tput[pr.fast] / j.tput[pr.slow]
-				den[j.user][pi] += g
-			}
-		}
-	}
+	num, den := make([]float64, nP), make([]float64, nP)
 	r := matrix(len(st.users), nP)
-	for u := range r {
-		for pi := range r[u] {
-			if den[u][pi] > 0 {
-				st.lastR[u][pi] = num[u][pi] / den[u][pi]
+	for u, js := range d.userJobs {
+		if st.dirty[u] {
+			clear(num)
+			clear(den)
+			for _, j := range js {
+				g := float64(j.gang)
+				for _, t := range j.terms {
+					num[t.i] += t.v
+					den[t.i] += g
+				}
 			}
-			r[u][pi] = st.lastR[u][pi]
+			for pi := range num {
+				if den[pi] > 0 {
+					st.lastR[u][pi] = num[pi] / den[pi]
+				}
+			}
 		}
+		copy(r[u], st.lastR[u])
 	}
 	return r
 }

@@ -28,7 +28,12 @@ type state struct {
 	cmin  []float64 // per type: the central minimum pass at the start of this decision
 
 	jobs   map[models.JobID]*job
-	active []*job // this decision's jobs, in snapshot order
+	active []*job   // this decision's jobs, in snapshot order
+	prev   []*job   // the previous decision's jobs (a spare slice between decisions)
+	taken  []bool   // gpus' work space: per GPU, assigned in this decision
+	byUser [][]*job // shares' work space: per user, its active jobs
+	dirty  []bool   // per user: its jobs or what is known of them changed since the last decision
+	got    [][]int  // gpus' work space: per active job, its GPUs
 
 	lastR [][]float64 // [user][pair]: last known speedup, NaN when never known
 	lastS [][]float64 // [user][type]: last known per-GPU throughput, NaN when never known
@@ -68,6 +73,15 @@ type job struct {
 	gang  int
 	tput  []float64 // true throughput per type, 0 where it cannot run
 	known []bool    // per type: the scheduler knows tput there
+	can   []int     // the types where tput > 0, ascending
+
+	// Kept from known and tput (learn), so that a decision does not test
+	// every type and pair of every job: speeds holds tput[k]/gang for each
+	// known type with tput > 0, terms gang·tput[fast]/tput[slow] for each
+	// pair known on both types with both positive (state.measureSpeeds and
+	// state.speedups; both in ascending order).
+	speeds []term
+	terms  []term
 
 	typ     int // home type, -1 before the first decision that sees it
 	srv     int // home server for a small job, -1 for a large one or none
@@ -91,6 +105,28 @@ type job struct {
 
 // running reports whether j holds GPUs just before this decision.
 func (j *job) running() bool { return len(j.last) > 0 }
+
+// term is a job's figure for one type or pair index.
+type term struct {
+	i int
+	v float64
+}
+
+// learn recomputes j's speeds and terms from known and tput.
+func (j *job) learn(pairs []pair) {
+	j.speeds, j.terms = j.speeds[:0], j.terms[:0]
+	g := float64(j.gang)
+	for k, ok := range j.known {
+		if ok && j.tput[k] > 0 {
+			j.speeds = append(j.speeds, term{k, j.tput[k] / g})
+		}
+	}
+	for pi, pr := range pairs {
+		if j.known[pr.fast] && j.known[pr.slow] && j.tput[pr.fast] > 0 && j.tput[pr.slow] > 0 {
+			j.terms = append(j.terms, term{pi, g * j.tput[pr.fast] / j.tput[pr.slow]})
+		}
+	}
+}
 
 // use is a job's GPUs on one server.
 type use struct{ srv, n int }
@@ -141,6 +177,8 @@ func newState(s *models.Snapshot, p *GandivaFair) *state {
 			st.lastS[u][k] = math.NaN()
 		}
 	}
+	st.byUser = make([][]*job, len(s.Users))
+	st.dirty = make([]bool, len(s.Users))
 	st.rep.init(len(s.Users), nT)
 	return st
 }
@@ -183,20 +221,34 @@ func (st *state) sync(s *models.Snapshot, oracle bool) error {
 			}
 		}
 	}
-	st.active = st.active[:0]
+	// The previous decision's jobs, in its snapshot order, are met again in
+	// this snapshot's order: a job found where the last one found ended
+	// needs no lookup.
+	st.prev, st.active = st.active, st.prev[:0]
+	next := 0
 	for i := range s.Jobs {
 		j := &s.Jobs[i]
-		u, ok := st.userIdx[j.User]
-		if !ok {
-			return fmt.Errorf("%s: job %d: unknown user %q", st.p.name, j.ID, j.User)
+		var js *job
+		if next < len(st.prev) && st.prev[next].id == j.ID {
+			js = st.prev[next]
+		} else {
+			js = st.jobs[j.ID]
 		}
-		js := st.jobs[j.ID]
-		if js == nil {
+		fresh := js == nil
+		if fresh {
+			u, ok := st.userIdx[j.User]
+			if !ok {
+				st.keepUnmet()
+				return fmt.Errorf("%s: job %d: unknown user %q", st.p.name, j.ID, j.User)
+			}
 			js = &job{id: j.ID, user: u, gang: j.Gang, typ: -1, srv: -1,
 				tput: make([]float64, len(st.types)), known: make([]bool, len(st.types))}
 			for k, g := range st.types {
 				js.tput[k] = s.Throughput(&j.Job, g)
 				js.known[k] = oracle
+				if js.tput[k] > 0 {
+					js.can = append(js.can, k)
+				}
 			}
 			st.jobs[j.ID] = js
 			if !st.decided && j.Running() {
@@ -205,28 +257,39 @@ func (st *state) sync(s *models.Snapshot, oracle bool) error {
 					js.last = nil
 				}
 			}
+		} else if js.seen == st.gen-1 {
+			next = js.pos + 1
+		}
+		// Received grows only while a job runs: a job that neither the
+		// policy nor the snapshot has running learnt nothing new since the
+		// last decision.
+		learnt := fresh
+		if !oracle && (fresh || js.running() || j.Running()) {
+			for k, g := range st.types {
+				if !js.known[k] && j.Received[g] > 0 {
+					js.known[k], learnt = true, true
+				}
+			}
+		}
+		if learnt {
+			js.learn(st.pairs)
+			st.dirty[js.user] = true
 		}
 		js.cur, js.seen, js.pos, js.plan = j, st.gen, len(st.active), js.plan[:0]
 		if frac > 0 && js.running() && js.tickets > 0 {
 			js.pass += float64(js.gang) * frac / js.tickets
 		}
-		if !oracle {
-			for k, g := range st.types {
-				if !js.known[k] && j.Received[g] > 0 {
-					js.known[k] = true
-				}
-			}
-		}
 		st.active = append(st.active, js)
 	}
-	// Forget finished jobs (deleting while ranging over a map visits every
-	// key once; the order does not matter) and rebuild the member lists in
-	// snapshot order.
-	for id, js := range st.jobs {
+	// Forget finished jobs: those of the last decision not met again (the
+	// map holds exactly the last decision's jobs and the new ones).
+	for _, js := range st.prev {
 		if js.seen != st.gen {
-			delete(st.jobs, id)
+			delete(st.jobs, js.id)
+			st.dirty[js.user] = true
 		}
 	}
+	clear(st.prev)
 	for i := range st.srv {
 		st.srv[i].members = st.srv[i].members[:0]
 	}
@@ -243,6 +306,18 @@ func (st *state) sync(s *models.Snapshot, oracle bool) error {
 		}
 	}
 	return nil
+}
+
+// keepUnmet adds to the active list the last decision's jobs this sync has
+// not met, when it stops early, so that the next sync still finds every job
+// the state holds among its previous jobs.
+func (st *state) keepUnmet() {
+	for _, js := range st.prev {
+		if js.seen != st.gen {
+			st.active = append(st.active, js)
+		}
+	}
+	clear(st.prev)
 }
 
 // finish closes a decision: it remembers when it was made, the schedulers'

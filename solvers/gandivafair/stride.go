@@ -352,22 +352,21 @@ func (st *state) keepRunning() {
 		if !j.running() || j.typ < 0 || j.lastTyp != j.typ || len(j.last) != j.gang {
 			continue
 		}
-		counts := map[int]int{}
-		var order []int
-		for _, g := range j.last {
-			i := st.cluster.ServerOf(g)
-			if counts[i] == 0 {
-				order = append(order, i)
+		// j.last is ascending and a server's GPUs are consecutive, so each
+		// server's GPUs form one run.
+		for a := 0; a < len(j.last); {
+			i := st.cluster.ServerOf(j.last[a])
+			b := a + 1
+			for b < len(j.last) && st.cluster.ServerOf(j.last[b]) == i {
+				b++
 			}
-			counts[i]++
-		}
-		for _, i := range order {
 			sv := &st.srv[i]
-			sv.free -= counts[i]
+			sv.free -= b - a
 			if j.srv < 0 {
 				sv.taken = true
 			}
-			j.plan = append(j.plan, use{i, counts[i]})
+			j.plan = append(j.plan, use{i, b - a})
+			a = b
 		}
 	}
 }
@@ -443,9 +442,23 @@ func (st *state) backfill(k int) {
 // the lowest free GPUs of their planned servers. Assignments come in
 // snapshot order, GPUs ascending.
 func (st *state) gpus(s *models.Snapshot) []models.Assignment {
-	taken := make([]bool, s.Cluster.TotalGPUs())
-	got := make([][]int, len(st.active))
+	if n := s.Cluster.TotalGPUs(); len(st.taken) != n {
+		st.taken = make([]bool, n)
+	}
+	taken := st.taken
+	clear(taken)
+	got := slices.Grow(st.got[:0], len(st.active))[:len(st.active)]
+	clear(got)
+	planned, width := 0, 0
 	for n, j := range st.active {
+		if len(j.plan) > 0 {
+			planned++
+			w := 0
+			for _, u := range j.plan {
+				w += u.n
+			}
+			width += max(w, len(j.last))
+		}
 		if len(j.plan) == 0 || !j.running() || j.lastTyp != j.typ || len(j.last) != j.gang {
 			continue
 		}
@@ -460,34 +473,54 @@ func (st *state) gpus(s *models.Snapshot) []models.Assignment {
 			same = same && c == u.n
 		}
 		if same {
-			got[n] = slices.Clone(j.last)
+			got[n] = j.last
 			for _, g := range got[n] {
 				taken[g] = true
 			}
 		}
 	}
-	var run []models.Assignment
+	// Every assignment's GPUs are cut from one slab, each with its length as
+	// its capacity, so that appending to one never touches another.
+	slab := make([]int, 0, width)
+	cut := func(from int) []int {
+		if len(slab) == from {
+			return nil
+		}
+		return slab[from:len(slab):len(slab)]
+	}
+	run := make([]models.Assignment, 0, planned)
 	for n, j := range st.active {
 		if len(j.plan) == 0 {
 			continue
 		}
+		from := len(slab)
 		if got[n] == nil {
 			for _, u := range j.plan {
 				sv := &st.srv[u.srv]
 				for g, c := sv.first, 0; g < sv.first+sv.gpus && c < u.n; g++ {
 					if !taken[g] {
 						taken[g] = true
-						got[n] = append(got[n], g)
+						slab = append(slab, g)
 						c++
 					}
 				}
 			}
+			got[n] = cut(from)
+			slices.Sort(got[n])
+		} else {
+			// j keeps its GPUs (j.last, ascending): the assignment gets a copy.
+			slab = append(slab, got[n]...)
+			got[n] = cut(from)
 		}
-		slices.Sort(got[n])
 		run = append(run, models.Assignment{Job: j.id, Type: st.types[j.typ], GPUs: got[n]})
 	}
 	for n, j := range st.active {
-		j.last, j.lastTyp = slices.Clone(got[n]), j.typ
+		if got[n] == nil || !slices.Equal(got[n], j.last) {
+			j.last = slices.Clone(got[n])
+		}
+		j.lastTyp = j.typ
 	}
+	clear(got)
+	st.got = got
 	return run
 }

@@ -35,8 +35,6 @@
 package gavelsp
 
 import (
-	"fmt"
-
 	"fairbench/models"
 	"fairbench/solvers"
 	"fairbench/solvers/lp"
@@ -90,7 +88,7 @@ func (p *Policy) Allocate(s *models.Snapshot) (models.Allocation, error) {
 	}
 	b, err := nash.JobMarket(s, p.opt.Aggregate)
 	if err != nil {
-		return models.Allocation{}, fmt.Errorf("%s: %w", Name, err)
+		return models.Allocation{}, p.opt.Wrap(Name, err)
 	}
 	if len(b.Market.Classes) == 0 { // no job can run anywhere
 		return models.Allocation{}, nil
@@ -98,11 +96,11 @@ func (p *Policy) Allocate(s *models.Snapshot) (models.Allocation, error) {
 	sv := p.opt.Solver(p.backend)
 	sol, err := sv.Solve(b.Market)
 	if err != nil {
-		return models.Allocation{}, fmt.Errorf("%s: %w", Name, err)
+		return models.Allocation{}, p.opt.Wrap(Name, err)
 	}
 	f, others, err := sv.Discounts(b.Market, sol)
 	if err != nil {
-		return models.Allocation{}, fmt.Errorf("%s: %w", Name, err)
+		return models.Allocation{}, p.opt.Wrap(Name, err)
 	}
 	all := []*nash.Solution{sol}
 	for _, o := range others {

@@ -1,12 +1,15 @@
 package gavelsp
 
 import (
+	"errors"
 	"math"
+	"strings"
 	"testing"
 
 	"fairbench/models"
 	"fairbench/solvers"
 	"fairbench/solvers/internal/policytest"
+	"fairbench/solvers/lp"
 )
 
 func allocate(t *testing.T, servers []models.Server, jobs ...models.JobState) models.Allocation {
@@ -74,5 +77,21 @@ func TestPrioritiesHaveNoEffect(t *testing.T) {
 				t.Errorf("job %d on %s: %g with priorities, %g without", id, g, weighted.Fractions[id][g], v)
 			}
 		}
+	}
+}
+
+// A decision stopped by its time limit names the option and how to lift
+// it, and still matches lp.ErrLimit (a 1 ns limit has run out before the
+// first solve).
+func TestTimeLimitNamesTheOption(t *testing.T) {
+	p, err := New(solvers.Config{Options: map[string]any{"time_limit": "1ns"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := policytest.Snap(t, 0, nil, []models.Server{{Type: "K80", GPUs: 1}},
+		policytest.Job(1, 0, "unit", 1, 100), policytest.Job(2, 0, "unit", 1, 100))
+	_, err = p.Allocate(s)
+	if !errors.Is(err, lp.ErrLimit) || !strings.Contains(err.Error(), "option time_limit (1ns a decision) ran out") {
+		t.Fatalf("err = %v", err)
 	}
 }

@@ -1,6 +1,7 @@
 package nash
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"time"
@@ -87,6 +88,16 @@ func (o Options) Solver(backend lp.Solver) Solver {
 		s.Deadline = time.Now().Add(o.TimeLimit)
 	}
 	return s
+}
+
+// Wrap names the policy in err, and where err is the decision's time limit
+// (lp.ErrLimit) says which option ran out and how to lift it, so that a run
+// stopped by the limit does not read like a solver failure.
+func (o Options) Wrap(name string, err error) error {
+	if o.TimeLimit > 0 && errors.Is(err, lp.ErrLimit) {
+		return fmt.Errorf("%s: option time_limit (%v a decision) ran out; raise it, or set 0 for none: %w", name, o.TimeLimit, err)
+	}
+	return fmt.Errorf("%s: %w", name, err)
 }
 
 // Stats is what a policy of this package reports over a run

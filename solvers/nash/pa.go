@@ -53,7 +53,7 @@ func (s Solver) discountsWith(m *Market, sol *Solution, interior bool) ([]float6
 		}
 		other, err := s.solveNear(rest, m, sol, i)
 		if err != nil {
-			return nil, nil, fmt.Errorf("nash: market without one agent of buyer %d: %w", i, err)
+			return nil, nil, fmt.Errorf("nash: leave-one-out market of buyer %d (%d of %d solved): %w", i, i, len(m.Weights), err)
 		}
 		others[i] = other
 		a := m.agents(i)

@@ -77,7 +77,7 @@ func (p *Nash) Allocate(s *models.Snapshot) (models.Allocation, error) {
 	}
 	sol, err := sv.Solve(b.Market)
 	if err != nil {
-		return models.Allocation{}, fmt.Errorf("%s: %w", Name, err)
+		return models.Allocation{}, p.opt.Wrap(Name, err)
 	}
 	p.last = sol
 	p.stats.Add(sol)
@@ -117,11 +117,11 @@ func (p *PA) Allocate(s *models.Snapshot) (models.Allocation, error) {
 	}
 	sol, err := sv.Solve(b.Market)
 	if err != nil {
-		return models.Allocation{}, fmt.Errorf("%s: %w", PAName, err)
+		return models.Allocation{}, p.opt.Wrap(PAName, err)
 	}
 	f, others, err := sv.Discounts(b.Market, sol)
 	if err != nil {
-		return models.Allocation{}, fmt.Errorf("%s: %w", PAName, err)
+		return models.Allocation{}, p.opt.Wrap(PAName, err)
 	}
 	p.last = f
 	p.stats.Add(append([]*Solution{sol}, present(others)...)...)
@@ -183,7 +183,7 @@ func (p *CEEI) Allocate(s *models.Snapshot) (models.Allocation, error) {
 		}
 	}
 	if err != nil {
-		return models.Allocation{}, fmt.Errorf("%s: %w", CEEIName, err)
+		return models.Allocation{}, p.opt.Wrap(CEEIName, err)
 	}
 	p.last = cert
 	p.stats.Decisions++

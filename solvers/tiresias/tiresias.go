@@ -140,6 +140,12 @@ type Tiresias struct {
 	last   time.Duration // Now of the previous decision
 	seen   bool          // a decision has been made
 	gen    int           // decisions made; entry.seen holds the last that saw a job
+
+	// Work space kept between decisions (emptied after each, so that it
+	// holds no reference to a snapshot).
+	ents  []*entry
+	wait  []*entry
+	order []*models.JobState
 }
 
 // entry is one job's queue state.
@@ -294,7 +300,7 @@ func (t *Tiresias) Allocate(s *models.Snapshot) (models.Allocation, error) {
 	t.gen++
 
 	// Find this snapshot's jobs among the tracked ones.
-	ents := make([]*entry, len(s.Jobs))
+	ents := slices.Grow(t.ents[:0], len(s.Jobs))[:len(s.Jobs)]
 	for i := range s.Jobs {
 		j := &s.Jobs[i]
 		if e, ok := t.jobs[j.ID]; ok {
@@ -306,7 +312,7 @@ func (t *Tiresias) Allocate(s *models.Snapshot) (models.Allocation, error) {
 	// Drop finished jobs; within each queue move the running jobs ahead of
 	// the waiting ones, keeping their order (the simulator does this right
 	// after each decision; the jobs running now are the ones it chose).
-	var wait []*entry
+	wait := t.wait
 	for q, es := range t.queues {
 		run := es[:0] // the running ones, in place; then the waiting ones
 		wait = wait[:0]
@@ -365,7 +371,9 @@ func (t *Tiresias) Allocate(s *models.Snapshot) (models.Allocation, error) {
 		}
 	}
 
-	order := make([]*models.JobState, 0, len(s.Jobs))
+	clear(wait[:cap(wait)])
+	t.wait = wait[:0]
+	order := slices.Grow(t.order[:0], len(s.Jobs))
 	for _, es := range t.queues {
 		for _, e := range es {
 			order = append(order, e.cur)
@@ -379,6 +387,10 @@ func (t *Tiresias) Allocate(s *models.Snapshot) (models.Allocation, error) {
 		place = func(j *models.JobState) bool { return p.Place(j, t.ownType) }
 	}
 	p.PlaceSeqBy(slices.Values(order), place, false)
+	clear(order)
+	t.order = order[:0]
+	clear(ents)
+	t.ents = ents[:0]
 	return models.Allocation{Run: p.Assignments()}, nil
 }
 
@@ -414,7 +426,7 @@ func mix(seed, x uint64) uint64 {
 func (t *Tiresias) move(e *entry, q int) {
 	es := t.queues[e.queue]
 	if k := slices.Index(es, e); k >= 0 {
-		t.queues[e.queue] = append(es[:k:k], es[k+1:]...)
+		t.queues[e.queue] = slices.Delete(es, k, k+1)
 	}
 	e.queue = q
 	t.queues[q] = append(t.queues[q], e)
