@@ -14,3 +14,7 @@ func (b *base) setBackend(s lp.Solver) { b.backend = s }
 
 // GavelBisection exposes gavelBisection (tests only).
 func GavelBisection(best float64) float64 { return gavelBisection(best) }
+
+// DropCarry makes gavel-ftf forget the basis it carries to its next
+// decision (tests only).
+func DropCarry(p solvers.Policy) { p.(*FTF).carry = nil }

@@ -52,8 +52,10 @@ const feasibleS = 1 - 1e-9
 // The allocation returned (solution central, the default) is the central
 // solution (lp.Interior) of the feasibility problem y_j(x) ≥ q_j(hi) for
 // every job: an interior point of the allocations whose max ρ is at most hi,
-// as Gavel's solver returns an interior point of its optimal set. With
-// solution vertex it is the bisection's last feasible LP vertex. Objective
+// as Gavel's solver returns an interior point of its optimal set; beyond
+// lp.Interior's size (maxInterior variables, counted in Tally.Fallbacks) it
+// is the bisection's last feasible LP vertex, as it always is with solution
+// vertex. Objective
 // reports the max ρ_j of the returned allocation, within tolerance of the
 // optimum.
 //
@@ -71,6 +73,7 @@ type FTF struct {
 	tolerance float64
 	maxSteps  int
 	hist      map[models.JobID]ftfHist
+	carry     *ftfCarry // the last decision's bisection LP, for a warm first step
 }
 
 // ftfHist is what FTF remembers of a job from the previous decision.
@@ -112,6 +115,7 @@ func (p *FTF) Allocate(s *models.Snapshot) (models.Allocation, error) {
 	if in == nil {
 		if err == nil {
 			clear(p.hist)
+			p.carry = nil
 		}
 		return models.Allocation{}, err
 	}
@@ -160,7 +164,11 @@ func (p *FTF) Allocate(s *models.Snapshot) (models.Allocation, error) {
 	run := p.solver()
 	// The steps' LPs differ only in s's coefficients: each starts from the
 	// previous one's basis (lp.Options.Warm).
-	warm := &lp.Basis{}
+	// The first step starts from the previous decision's last basis,
+	// carried over by job (ftfCarry).
+	layout := ftfLayout(m, rows, sv)
+	warm := layout.start(p.carry, m)
+	defer func() { layout.basis, p.carry = warm, layout }()
 	for step := 0; step < p.maxSteps && hi-lo > p.tolerance*hi; step++ {
 		rho := (lo + hi) / 2
 		for c, cl := range classes {
@@ -191,6 +199,13 @@ func (p *FTF) Allocate(s *models.Snapshot) (models.Allocation, error) {
 	}
 	p.objective = hi
 	if p.opt.Solution == SolutionVertex {
+		return models.Allocation{Fractions: expand(in, classes, best)}, nil
+	}
+	if len(classes)*len(in.types) > maxInterior {
+		// Too large for the central solve: the vertex the simplex would
+		// give instead (solveModel's fallback) may as well be the
+		// bisection's, which already has max ρ = hi.
+		p.tally.Fallbacks++
 		return models.Allocation{Fractions: expand(in, classes, best)}, nil
 	}
 	// The central allocation among those with max_j ρ_j ≤ hi: Gavel's

@@ -275,8 +275,10 @@ func (r clpRun) failure() error {
 // "optimal with secondary status 2" (the scaled problem optimal, the
 // unscaled one primal infeasible). So presolve is off, every optimum is
 // checked against the KKT conditions (optimalityViolation), and a run
-// without a trusted verdict is retried: the primal simplex from scratch,
-// then both methods without scaling (clpAttempts). An infeasible or
+// without a trusted verdict is retried: an optimum under scaling first by
+// the unscaled primal simplex from its own basis (repairCLP), then the
+// primal simplex from scratch, then both methods without scaling
+// (clpAttempts). An infeasible or
 // unbounded verdict of a retry is taken; when no attempt settles, the
 // caller falls back to the pure-Go backend (Coin.Solve).
 //
@@ -285,11 +287,13 @@ func (r clpRun) failure() error {
 // A settled optimum's basis is left in warm (when not nil).
 func clpSolve(p *Problem, a *coinArrays, deadline time.Time, warm *Basis) clpRun {
 	var r clpRun
-	if warm.fits(a) {
-		r = runCLP(p, a, deadline, clpAttempt{primal: true, warm: warm})
+	fits := warm.fits(p)
+	if fits {
+		r = runCLP(p, a, deadline, clpAttempt{primal: true, warm: warm.loaded(a)})
 	}
-	if !warm.fits(a) || !r.settled() {
-		r = runCLP(p, a, deadline, clpAttempts[0])
+	r = repairCLP(p, a, deadline, r)
+	if !fits || !r.settled() {
+		r = repairCLP(p, a, deadline, runCLP(p, a, deadline, clpAttempts[0]))
 	}
 	for _, at := range clpAttempts[1:] {
 		if r.settled() {
@@ -305,14 +309,58 @@ func clpSolve(p *Problem, a *coinArrays, deadline time.Time, warm *Basis) clpRun
 		r.status = -1
 	}
 	if warm != nil && r.status == clpOptimal {
-		warm.status, warm.cols, warm.rows = r.basis, int(a.ncols), int(a.nrows)
+		warm.keep(p, a, r.basis)
 	}
 	return r
 }
 
-// fits reports whether b holds a basis for the problem loaded from a.
-func (b *Basis) fits(a *coinArrays) bool {
-	return b != nil && b.status != nil && b.cols == int(a.ncols) && b.rows == int(a.nrows)
+// keep stores st, CLP's status array for the problem loaded from a, in b
+// in p's terms: rows not loaded count as basic.
+func (b *Basis) keep(p *Problem, a *coinArrays, st []byte) {
+	n := int(a.ncols)
+	b.status = make([]byte, n+len(p.Rows))
+	copy(b.status, st[:n])
+	for i := range p.Rows {
+		b.status[n+i] = basisBasic
+	}
+	for k, i := range a.rows {
+		b.status[n+i] = st[n+k]
+	}
+	b.cols, b.rows = n, len(p.Rows)
+}
+
+// loaded is b as the status array of the problem loaded from a.
+func (b *Basis) loaded(a *coinArrays) *Basis {
+	n := int(a.ncols)
+	st := make([]byte, n+len(a.rows))
+	copy(st, b.status[:n])
+	for k, i := range a.rows {
+		st[n+k] = b.status[n+i]
+	}
+	return &Basis{status: st, cols: n, rows: len(a.rows)}
+}
+
+// repairCLP settles, where it can, a run that ended optimal under scaling
+// but not optimal for the unscaled problem (secondary status 2–4, or a
+// failed KKT check): the primal simplex without scaling, started from the
+// run's own final basis, usually needs a few pivots where the retries from
+// scratch (clpAttempts) cost a full solve each. The repaired optimum passes
+// the same checks as any other; a run it does not settle is returned as it
+// was, for the retries.
+func repairCLP(p *Problem, a *coinArrays, deadline time.Time, r clpRun) clpRun {
+	if r.status != clpOptimal || r.settled() || r.basis == nil {
+		return r
+	}
+	b := &Basis{status: r.basis, cols: int(a.ncols), rows: int(a.nrows)}
+	if r2 := runCLP(p, a, deadline, clpAttempt{primal: true, noScale: true, warm: b}); r2.settled() {
+		return r2
+	}
+	return r
+}
+
+// fits reports whether b holds a basis for a problem of p's shape.
+func (b *Basis) fits(p *Problem) bool {
+	return b != nil && b.status != nil && b.cols == len(p.Vars) && b.rows == len(p.Rows)
 }
 
 // clpAttempt is one way of running CLP.

@@ -58,17 +58,27 @@ func readLPText(t *testing.T, path string) *Problem {
 // (2,000 Philly-like jobs at 1.5 jobs/h on the default cluster, before the
 // round mechanism changed): a gavel-ftf bisection LP on which CLP's default
 // method ends "optimal with secondary status 2" (the scaled problem optimal,
-// the unscaled one not). Coin recovers (the primal simplex, then without
-// scaling, then the pure-Go backend) and returns the optimum the pure-Go
-// backend finds.
+// the unscaled one not). Coin recovers (the unscaled primal simplex from
+// that run's basis, repairCLP, which settles it) and returns the optimum
+// that CLP without scaling from scratch and the pure-Go backend find.
 func TestCLPSecondaryStatus(t *testing.T) {
 	p := readLPText(t, "testdata/clp-secondary-status-2.txt")
 	a, ok := newCoinArrays(p)
 	if !ok {
 		t.Fatal("infeasible empty row")
 	}
-	if r := runCLP(p, a, time.Time{}, clpAttempts[0]); r.status != clpOptimal || r.secondary != 2 {
+	r := runCLP(p, a, time.Time{}, clpAttempts[0])
+	if r.status != clpOptimal || r.secondary != 2 {
 		t.Fatalf("CLP's default method: status %d, secondary %d; the fixture no longer shows the hiccup", r.status, r.secondary)
+	}
+	fixed := repairCLP(p, a, time.Time{}, r)
+	unscaled := runCLP(p, a, time.Time{}, clpAttempt{noScale: true})
+	if !fixed.settled() || !unscaled.settled() {
+		t.Fatalf("repaired: status %d (%v); unscaled from scratch: status %d (%v); want both settled",
+			fixed.status, fixed.err, unscaled.status, unscaled.err)
+	}
+	if f, u := p.objectiveOf(fixed.x), p.objectiveOf(unscaled.x); math.Abs(f-u) > 1e-9*math.Max(1, math.Abs(u)) {
+		t.Errorf("repaired objective %v, unscaled from scratch %v", f, u)
 	}
 	got, err := Coin{}.Solve(p, Options{})
 	if err != nil {

@@ -53,8 +53,40 @@ type Options struct {
 // Basis is a simplex basis kept between solves (Options.Warm); the zero
 // value holds none.
 type Basis struct {
-	status     []byte // CLP's status of every column, then of every loaded row
+	status     []byte // CLP's status of every variable, then of every row of the problem
 	cols, rows int
+}
+
+// Basis statuses in CLP's codes (ClpSimplex::Status).
+const (
+	basisBasic = 1
+	basisLower = 3
+)
+
+// Remap carries b to a problem built from b's as a renumbering: its
+// variable j is b's variable vars[j] and its row i is b's row rows[i], −1
+// for a new one (a new variable starts at its lower bound, a new row's slack
+// in the basis). The warm start from it is a guess like any other: the
+// solve repairs a basis with too many or too few basic entries, and the
+// optimum's value does not depend on it. An empty b gives an empty Basis.
+func (b *Basis) Remap(vars, rows []int) *Basis {
+	if b == nil || b.status == nil {
+		return &Basis{}
+	}
+	out := &Basis{status: make([]byte, len(vars)+len(rows)), cols: len(vars), rows: len(rows)}
+	for j, old := range vars {
+		out.status[j] = basisLower
+		if old >= 0 && old < b.cols {
+			out.status[j] = b.status[old]
+		}
+	}
+	for i, old := range rows {
+		out.status[len(vars)+i] = basisBasic
+		if old >= 0 && old < b.rows {
+			out.status[len(vars)+i] = b.status[b.cols+old]
+		}
+	}
+	return out
 }
 
 // Status is the outcome of a solve.
