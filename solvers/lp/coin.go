@@ -4,32 +4,63 @@ package lp
 
 /*
 #cgo pkg-config: clp cbc
+#define _GNU_SOURCE
 #include <stdlib.h>
+#include <dlfcn.h>
 #include <signal.h>
 #include "Clp_C_Interface.h"
 #include "Cbc_C_Interface.h"
 
 // CBC's driver and the CLP it runs inside install their own SIGINT handlers
-// for parts of a solve and put back the previous one with signal(), losing
-// the flags Go's handler needs. The Go side saves the full disposition
-// before Cbc_solve, installs a handler that only notes a SIGINT, and
-// restores Go's after; a SIGINT noted, or one CBC's own handler turned into
-// a "user event" stop, is then raised again for Go to see (CBC solves are
-// serialised, so one saved copy suffices).
+// with signal() for parts of a solve, and those drop a SIGINT that comes
+// while no branch-and-bound model is current (presolve, the first LP, the
+// end of a solve): the Ctrl-C was lost and the run went on. So during
+// Cbc_solve the Go side installs a handler that notes a SIGINT and passes it
+// on to whatever handler CBC or CLP asked for, and this file's signal()
+// keeps what they ask for (a stack: each call returns the one before)
+// instead of installing it. After the solve Go's handler is restored and a
+// noted SIGINT, or one that stopped CBC ("user event"), is raised again for
+// Go to see (CBC solves are serialised, so one saved copy suffices).
+// Outside a solve signal() is libc's.
+typedef void (*fairbench_handler)(int);
 static struct sigaction fairbench_sigint;
 static volatile sig_atomic_t fairbench_sigint_seen;
-static void fairbench_note_sigint(int sig) { (void)sig; fairbench_sigint_seen = 1; }
+static volatile sig_atomic_t fairbench_in_solve;
+static volatile fairbench_handler fairbench_coin_handler;
+static void fairbench_note_sigint(int sig) {
+	fairbench_handler h = fairbench_coin_handler;
+	fairbench_sigint_seen = 1;
+	if (h != NULL && h != SIG_DFL && h != SIG_IGN && h != SIG_ERR) {
+		h(sig);
+	}
+}
+__sighandler_t signal(int sig, __sighandler_t h) {
+	static __sighandler_t (*real)(int, __sighandler_t);
+	if (sig == SIGINT && fairbench_in_solve) {
+		fairbench_handler old = fairbench_coin_handler;
+		fairbench_coin_handler = h;
+		return old != NULL ? old : SIG_DFL;
+	}
+	if (real == NULL) {
+		real = (__sighandler_t (*)(int, __sighandler_t))dlsym(RTLD_NEXT, "signal");
+	}
+	return real(sig, h);
+}
 static void fairbench_save_sigint(void) {
 	struct sigaction note;
 	fairbench_sigint_seen = 0;
+	fairbench_coin_handler = NULL;
 	sigaction(SIGINT, NULL, &fairbench_sigint);
 	note = fairbench_sigint;
 	note.sa_handler = fairbench_note_sigint;
 	note.sa_flags = (fairbench_sigint.sa_flags | SA_ONSTACK | SA_RESTART) & ~SA_SIGINFO;
 	sigaction(SIGINT, &note, NULL);
+	fairbench_in_solve = 1;
 }
 static int fairbench_restore_sigint(void) {
+	fairbench_in_solve = 0;
 	sigaction(SIGINT, &fairbench_sigint, NULL);
+	fairbench_coin_handler = NULL;
 	return fairbench_sigint_seen;
 }
 */
