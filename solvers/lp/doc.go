@@ -56,9 +56,11 @@
 //     process on an objective coefficient of 1e25): objectives and rows are
 //     scaled by powers of two, and finite bounds beyond ±1e20 are refused
 //     with an error naming them. CLP is told not to install its own SIGINT
-//     handler, so Ctrl-C reaches Go; around CBC, whose LPs install it, Go's
-//     handler is saved and restored whole (a Ctrl-C that arrives while
-//     CBC's own LP runs stops that LP and does not reach Go). CBC's driver (CbcMain1) keeps
+//     handler, so Ctrl-C reaches Go; around CBC, which installs its own with
+//     signal(), Go's handler is saved and restored whole, a noting handler
+//     stands in, and this package's signal() keeps what CBC asks for (the
+//     noting handler passes each SIGINT on to it), so a Ctrl-C during a CBC
+//     solve is raised again for Go after it. CBC's driver (CbcMain1) keeps
 //     static state, so CBC solves are serialised by a package mutex; CLP
 //     solves run in parallel.
 //   - Pure (always compiled; the default when built with CGO_ENABLED=0 or
