@@ -57,6 +57,7 @@ type branchSearch struct {
 	k        int
 	best     Solution
 	nodes    int
+	tol      float64   // a better solution beats the incumbent by more
 	budget   int       // maxBranchNodes (a test's smaller one)
 	limit    int       // the caller's node limit (0: none)
 	deadline time.Time // the caller's time limit (zero: none)
@@ -64,11 +65,12 @@ type branchSearch struct {
 }
 
 // branchAndBound solves in with the fill row at k = root.fill() (root being
-// in's relaxation) exactly, starting from the incumbent inc (a feasible
-// solution filling k), under o's node and time limits. It returns the best
-// solution found, how the search ended, and the relaxations it solved.
-func branchAndBound(in *Instance, root *flow, inc Solution, o lp.Options, budget int) (Solution, searchEnd, int) {
-	s := &branchSearch{in: in, k: root.fill(), best: inc, budget: budget, limit: o.NodeLimit}
+// in's relaxation) exactly, to within tol, starting from the incumbent inc
+// (a solution filling k; its Type may be nil when only its objective is
+// known), under o's node and time limits. It returns the best solution
+// found, how the search ended, and the relaxations it solved.
+func branchAndBound(in *Instance, root *flow, inc Solution, o lp.Options, budget int, tol float64) (Solution, searchEnd, int) {
+	s := &branchSearch{in: in, k: root.fill(), best: inc, tol: tol, budget: budget, limit: o.NodeLimit}
 	if o.TimeLimit > 0 {
 		s.deadline = time.Now().Add(o.TimeLimit)
 	}
@@ -82,7 +84,7 @@ func branchAndBound(in *Instance, root *flow, inc Solution, o lp.Options, budget
 
 // pruned reports whether a bound cannot beat the incumbent.
 func (s *branchSearch) pruned(bound float64) bool {
-	return bound >= s.best.Objective-optimalTol*(1+math.Abs(s.best.Objective))
+	return bound >= s.best.Objective-s.tol
 }
 
 // stop reports whether a limit ends the search before another node,
@@ -212,7 +214,7 @@ func solveExactWithin(in *Instance, s lp.Solver, o lp.Options, k int, fast FastR
 		return out, err
 	}
 	began := time.Now()
-	sol, end, nodes := branchAndBound(in, fast.root, fast.Solution, o, budget)
+	sol, end, nodes := search(in, fast, o, budget)
 	// Objective summed job by job, as the backend's answer is (the
 	// rounding's incumbent was summed move by move).
 	sol = Solution{Type: slices.Clone(sol.Type)}
@@ -235,4 +237,36 @@ func solveExactWithin(in *Instance, s lp.Solver, o lp.Options, k int, fast FastR
 		return ex, err
 	}
 	return out, nil
+}
+
+// search is the branch and bound from fast's solution, on the jobs that
+// reduced-cost fixing (fixing.go) leaves a choice when the relaxation's
+// prices can be read, else on all of them.
+func search(in *Instance, fast FastResult, o lp.Options, budget int) (Solution, searchEnd, int) {
+	tol := optimalTol * (1 + math.Abs(fast.Objective))
+	pr, ok := fast.root.prices()
+	if !ok {
+		return branchAndBound(in, fast.root, fast.Solution, o, budget, tol)
+	}
+	r, better := in.fix(pr, fast.LPFill, fast.Objective, tol)
+	if !better {
+		return fast.Solution, searchProved, 0
+	}
+	root := lpRelaxation(r.sub)
+	need := fast.LPFill - r.fill
+	switch {
+	case root.fill() < need:
+		return fast.Solution, searchProved, 1 // the fixed jobs leave K(t) unreachable
+	case root.fill() > need: // impossible: the fixed jobs and a flow of the rest are a flow
+		return branchAndBound(in, fast.root, fast.Solution, o, budget, tol)
+	}
+	best, end, nodes := branchAndBound(r.sub, root, Solution{Objective: fast.Objective - r.cost, Fill: need}, o, budget, tol)
+	if best.Type == nil {
+		return fast.Solution, end, nodes
+	}
+	out := Solution{Type: r.fixed}
+	for k, j := range r.jobs {
+		out.Type[j] = best.Type[k]
+	}
+	return out, end, nodes
 }

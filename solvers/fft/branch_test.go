@@ -39,7 +39,7 @@ func TestBranchKnapsackByHand(t *testing.T) {
 	}
 	inc := Solution{Type: []int{-1, 0, 0, -1}}
 	in.evaluate(&inc)
-	got, end, nodes := branchAndBound(in, root, inc, lp.Options{}, maxBranchNodes)
+	got, end, nodes := branchAndBound(in, root, inc, lp.Options{}, maxBranchNodes, optimalTol*(1+math.Abs(inc.Objective)))
 	if end != searchProved || nodes != 7 {
 		t.Fatalf("search ended %d after %d nodes, want proved after 7", end, nodes)
 	}
@@ -115,6 +115,30 @@ func TestExactFastBudgetAndLimits(t *testing.T) {
 		if !errors.Is(err, lp.ErrLimit) || ex.Status != lp.LimitReached || ex.Objective != inc.Objective || ex.Backend != 0 {
 			t.Fatalf("limits %+v: status %v objective %v backend %d err %v; want the incumbent (−9.8) at LimitReached",
 				o, ex.Status, ex.Objective, ex.Backend, err)
+		}
+	}
+}
+
+// The prices read off the relaxation's optimal flow are its optimal duals:
+// non-negative, and their Lagrangian bound equals the relaxation's optimum
+// (strong duality), so reduced-cost fixing drops all it can.
+func TestPricesAreOptimalDuals(t *testing.T) {
+	t.Parallel()
+	r := rand.New(rand.NewPCG(29, 7))
+	for trial := range 300 {
+		in := randomInstance(r, 4+r.IntN(30), 1+r.IntN(5), trial%3 == 0)
+		f := lpRelaxation(in)
+		pr, ok := f.prices()
+		if !ok {
+			t.Fatalf("trial %d: no prices", trial)
+		}
+		if pr.w < 0 || slices.ContainsFunc(pr.u, func(u float64) bool { return u < 0 }) {
+			t.Fatalf("trial %d: negative prices %v, %v", trial, pr.u, pr.w)
+		}
+		k := f.fill()
+		lb, _ := in.lagrange(pr, k)
+		if want := f.bound(k); math.Abs(lb-want) > 1e-9*(1+math.Abs(want)) {
+			t.Fatalf("trial %d: Lagrangian bound %v, relaxation %v", trial, lb, want)
 		}
 	}
 }

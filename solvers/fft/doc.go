@@ -3,7 +3,8 @@
 // 10.1145/3721145.3728488), as specified in docs/algorithms/fft.md. Two registered
 // names: fft solves each round's program with the fast path, fft-exact
 // exactly: by branch and bound over the program's transportation relaxation
-// (branch.go) where the fast path reached the relaxation's fill, else, and
+// (branch.go, after reduced-cost fixing, fixing.go) where the fast path
+// reached the relaxation's fill, else, and
 // when that search runs past its node budget, by the MIP backend (CBC
 // through solvers/lp where built with cgo, the pure-Go branch and bound
 // otherwise).
