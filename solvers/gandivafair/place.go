@@ -14,12 +14,7 @@ const minPerGPU = 1e-6
 // quantum start, and sets every job's tickets (package comment, steps 3–4).
 func (st *state) home(d *decision, quantum bool) {
 	nU, nT := len(st.users), len(st.types)
-	d.homed = matrix(nU, nT)
-	for _, j := range st.active {
-		if j.typ >= 0 {
-			d.homed[j.user][j.typ] += float64(j.gang)
-		}
-	}
+	d.homed = st.homed // kept up to date below as jobs are homed and move
 	st.cmin = st.cmin[:0]
 	for k := range nT {
 		m, ok := st.centralMin(k)
@@ -55,6 +50,7 @@ func (st *state) home(d *decision, quantum bool) {
 			}
 		}
 	}
+	st.mins.reset(len(st.srv), nT)
 	for _, j := range st.active {
 		if j.typ >= 0 {
 			st.retick(j, math.Max(minPerGPU, d.perGPU[j.user][j.typ])*float64(j.gang))
@@ -92,6 +88,11 @@ func (st *state) home(d *decision, quantum bool) {
 // away) carries a lead of about 10^5 quanta to its next home and starves
 // there for hours whatever its user's share. A job being re-homed carries
 // its lead instead of a pass; the lead is scaled the same way.
+//
+// Rescaling leaves every scheduler's minimum as it was (the job at the
+// minimum keeps its pass, m + 0·f; one above it stays at or above it, m +
+// a non-negative amount), so the minima are found once per decision
+// (st.mins, reset before the first retick) rather than once per job.
 func (st *state) retick(j *job, t float64) {
 	old := j.tickets
 	j.tickets = t
@@ -101,15 +102,51 @@ func (st *state) retick(j *job, t float64) {
 	f := old / t
 	switch {
 	case j.srv >= 0:
-		m := minPass(st.srv[j.srv].members)
+		m := st.mins.local(st, j.srv)
 		j.pass = m + (j.pass-m)*f
 	case j.placedLarge(st):
-		if m, ok := st.centralMin(j.typ); ok {
+		if m, ok := st.mins.central(st, j.typ); ok {
 			j.pass = m + (j.pass-m)*f
 		}
 	default:
 		j.lead *= f
 	}
+}
+
+// minima remembers the schedulers' minimum passes found during one round
+// of reticks (see retick), each found at its first use.
+type minima struct {
+	srv, typ     []float64
+	srvOK, typOK []bool // found
+	typHas       []bool // the type has a central entity
+}
+
+// reset forgets every minimum.
+func (m *minima) reset(servers, types int) {
+	if len(m.srv) != servers || len(m.typ) != types {
+		*m = minima{srv: make([]float64, servers), srvOK: make([]bool, servers),
+			typ: make([]float64, types), typOK: make([]bool, types), typHas: make([]bool, types)}
+		return
+	}
+	clear(m.srvOK)
+	clear(m.typOK)
+}
+
+// local is minPass of server i's members.
+func (m *minima) local(st *state, i int) float64 {
+	if !m.srvOK[i] {
+		m.srv[i], m.srvOK[i] = minPass(st.srv[i].members), true
+	}
+	return m.srv[i]
+}
+
+// central is st.centralMin(k).
+func (m *minima) central(st *state, k int) (float64, bool) {
+	if !m.typOK[k] {
+		m.typ[k], m.typHas[k] = st.centralMin(k)
+		m.typOK[k] = true
+	}
+	return m.typ[k], m.typHas[k]
 }
 
 // rejoin starts the pseudo-job of a server that had no small jobs at the
