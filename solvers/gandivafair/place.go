@@ -261,56 +261,62 @@ func (st *state) chooseType(j *job, d *decision) int {
 // by speed as well made the buyer of the measured-profiling test of
 // TestSimTradingRaisesThroughput lose 12% against no trading.)
 func (st *state) moveTypes(d *decision, unplaced []*job) []*job {
+	oracle := st.p.oracle
+	from := make([]bool, len(st.types))
 	for u, js := range d.userJobs {
 		share, homed := d.share[u], d.homed[u]
-		from := make([]bool, len(st.types))
-		for range js {
+		var ms []mover
+		for n := range js {
 			if !st.mayMove(share, homed, from) {
 				break
 			}
-			var best *job
-			var bestTo int
+			if n == 0 {
+				ms = st.movers.of(js, len(st.types))
+			}
+			best, bestTo := -1, 0
 			var bk moveKey
-			for _, j := range js {
-				a := j.typ
-				if a < 0 || !from[a] || (!st.p.oracle && !j.known[a]) {
+			for i := range ms {
+				m := &ms[i]
+				a := m.typ
+				if a < 0 || !from[a] || (!oracle && !m.known[a]) {
 					continue // with profiling, a job is measured where it is before it moves
 				}
-				for _, b := range j.can {
+				for _, b := range m.can {
 					if b == a || share[b] <= eps {
 						continue
 					}
-					gain, ok := st.moveGain(j, a, b, share, homed)
+					gain, ok := moveGain(m.gang, m.running, a, b, share, homed)
 					if !ok {
 						continue
 					}
 					k := moveKey{
-						profile: !st.p.oracle && j.known[a] && !j.known[b],
-						waiting: !j.running(),
+						profile: !oracle && m.known[a] && !m.known[b],
+						waiting: !m.running,
 						ratio:   1,
 						gain:    gain,
 					}
-					if j.known[a] && j.known[b] {
-						k.ratio = j.tput[b] / j.tput[a]
+					if m.known[a] && m.known[b] {
+						k.ratio = m.j.tput[b] / m.j.tput[a]
 					}
-					if best == nil || k.better(bk) {
-						best, bestTo, bk = j, b, k
+					if best < 0 || k.better(bk) {
+						best, bestTo, bk = i, b, k
 					}
 				}
 			}
-			if best == nil {
+			if best < 0 {
 				break
 			}
-			if best.srv >= 0 || best.placedLarge(st) {
-				st.leave(best)
+			j := ms[best].j
+			if j.srv >= 0 || j.placedLarge(st) {
+				st.leave(j)
 			}
-			if !slices.Contains(unplaced, best) {
-				unplaced = append(unplaced, best)
+			if !slices.Contains(unplaced, j) {
+				unplaced = append(unplaced, j)
 			}
-			g := float64(best.gang)
-			homed[best.typ] -= g
-			homed[bestTo] += g
-			best.typ, best.srv = bestTo, -1
+			homed[j.typ] -= ms[best].gang
+			homed[bestTo] += ms[best].gang
+			j.typ, j.srv = bestTo, -1
+			ms[best].typ = bestTo
 			st.rep.typeMoves++
 			if !bk.waiting {
 				st.rep.typeMigrations++
@@ -318,6 +324,42 @@ func (st *state) moveTypes(d *decision, unplaced []*job) []*job {
 		}
 	}
 	return unplaced
+}
+
+// mover is what moveTypes reads of one job, copied side by side for the
+// user's jobs (moveTypes walks them once per move: a walk over the jobs'
+// own records, each a few scattered allocations, cost more than the rest).
+type mover struct {
+	j       *job
+	typ     int     // the job's home type, as moves change it
+	gang    float64 // its gang
+	running bool
+	known   []bool // j.known
+	can     []int  // j.can
+}
+
+// movers is moveTypes' work space: one user's movers and the copies of
+// their known and can slices.
+type movers struct {
+	ms    []mover
+	known []bool
+	can   []int
+}
+
+// of lays out the movers of js (nT types), valid until the next call.
+func (t *movers) of(js []*job, nT int) []mover {
+	t.ms, t.known, t.can = t.ms[:0], t.known[:0], t.can[:0]
+	for _, j := range js {
+		t.known = append(t.known, j.known...)
+		t.can = append(t.can, j.can...)
+	}
+	kn, cn := 0, 0
+	for _, j := range js {
+		t.ms = append(t.ms, mover{j: j, typ: j.typ, gang: float64(j.gang), running: j.running(),
+			known: t.known[kn : kn+nT : kn+nT], can: t.can[cn : cn+len(j.can) : cn+len(j.can)]})
+		kn, cn = kn+nT, cn+len(j.can)
+	}
+	return t.ms
 }
 
 // mayMove sets from[a] when a job of the user with these shares and homed
@@ -344,15 +386,15 @@ func (st *state) mayMove(share, homed []float64, from []bool) bool {
 	return some
 }
 
-// moveGain is what moving j from type a to b gains user u in per-GPU
-// tickets (see moveTypes) and whether the move passes.
-func (st *state) moveGain(j *job, a, b int, share, homed []float64) (float64, bool) {
-	g := float64(j.gang)
+// moveGain is what moving a job of gang g (running or not) from type a to
+// b gains its user in per-GPU tickets (see moveTypes) and whether the move
+// passes.
+func moveGain(g float64, running bool, a, b int, share, homed []float64) (float64, bool) {
 	pa, pb := share[a]/homed[a], share[b]/(homed[b]+g)
 	if pb <= pa*(1+speedupTolerance)+eps {
 		return 0, false
 	}
-	if j.running() && homed[a] > g && pb < share[a]/(homed[a]-g)-eps {
+	if running && homed[a] > g && pb < share[a]/(homed[a]-g)-eps {
 		return 0, false // a running job moves only if the move does not overshoot
 	}
 	return pb - pa, true

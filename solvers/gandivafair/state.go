@@ -45,10 +45,11 @@ type state struct {
 	gone     []bool      // sync's work space: per user, a job of it finished
 	reorder  bool        // byUser must be rebuilt from active (a sync stopped early)
 
-	lastR [][]float64 // [user][pair]: last known speedup, NaN when never known
-	lastS [][]float64 // [user][type]: last known per-GPU throughput, NaN when never known
-	lastD *decision   // the last decision's shares and trades
-	mins  minima      // retick's work space
+	lastR  [][]float64 // [user][pair]: last known speedup, NaN when never known
+	lastS  [][]float64 // [user][type]: last known per-GPU throughput, NaN when never known
+	lastD  *decision   // the last decision's shares and trades
+	mins   minima      // retick's work space
+	movers movers      // moveTypes' work space
 
 	decided bool
 	last    time.Duration
@@ -359,7 +360,7 @@ func (st *state) sync(s *models.Snapshot, oracle bool) error {
 // looked at on every type.
 func (st *state) learnt(js *job, j *models.JobState, isNew bool) bool {
 	learn := func(k int) bool {
-		if k < 0 || js.known[k] || j.Received[st.types[k]] <= 0 {
+		if k < 0 || js.known[k] || j.Received.On(st.types[k]) <= 0 {
 			return false
 		}
 		js.known[k] = true
