@@ -40,7 +40,7 @@ type job struct {
 	executed time.Duration // wall time of progress
 	firstRun time.Duration // -1 until the first start
 	received models.Received
-	recvAt   int // the index in received of the type it last ran on
+	recvAt   int           // the index in received of the type it last ran on
 	lost     time.Duration // wall time spent restoring
 
 	// The round mechanism's view (see rounds), per GPU type newest first:
