@@ -139,6 +139,11 @@ func (d *driver) decide(now float64) models.Allocation {
 	if err != nil {
 		d.t.Fatal(err)
 	}
+	if gf, ok := d.p.(*gandivafair.GandivaFair); ok {
+		if err := gf.CheckBookkeeping(s); err != nil {
+			d.t.Fatalf("t=%v: %v", now, err)
+		}
+	}
 	if err := models.Feasible(s, a); err != nil {
 		d.t.Fatalf("t=%v: %v", now, err)
 	}
