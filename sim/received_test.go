@@ -22,7 +22,7 @@ type receivedCheck struct {
 	failure string
 }
 
-func (c *receivedCheck) Triggers() models.Trigger        { return solvers.TriggersOf(c.Policy) }
+func (c *receivedCheck) Triggers() models.Trigger       { return solvers.TriggersOf(c.Policy) }
 func (c *receivedCheck) RoundRules() solvers.RoundRules { return solvers.RoundsOf(c.Policy) }
 
 func (c *receivedCheck) Allocate(s *models.Snapshot) (models.Allocation, error) {
