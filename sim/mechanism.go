@@ -243,7 +243,7 @@ func (e *engine) roundInput() RoundInput {
 		if r.capped {
 			u.Over = make([]bool, len(perm))
 			for k, g := range order {
-				u.Over[k] = overShare(u.Share[k], j.received[g], e.now-j.spec.Arrival)
+				u.Over[k] = overShare(u.Share[k], j.received.On(g), e.now-j.spec.Arrival)
 			}
 		}
 		in.Units = append(in.Units, u)

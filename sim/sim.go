@@ -100,7 +100,7 @@ func newEngine(cfg Config, p solvers.Policy) *engine {
 		}
 		j := &job{
 			spec: cfg.Jobs[i], jt: jt, restore: cfg.Costs.Restore(jt),
-			firstRun: -1, received: map[string]time.Duration{},
+			firstRun: -1,
 		}
 		for _, g := range e.rounds.types {
 			j.runnable = append(j.runnable, cfg.Throughput(&j.spec, g) > 0)
