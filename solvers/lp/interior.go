@@ -557,12 +557,16 @@ func (k *ipmKKT) normalSolve(q *ipmProblem, rhs, x []float64) []float64 {
 // less; a failed one leaves more than the right-hand side).
 const arrowTrust = 1e-8
 
-// refinedSolve is normalSolve by the factorisation in force, refined as
-// ECOS refines its solves (Domahidi et al. 2013; ECOS 2.0's kkt_solve):
-// until the residual's largest entry is below ipmLinSysAcc·(1 + that of
-// the right-hand side), or a round shrinks it less than ipmRefineGain-fold,
-// or ipmRefine rounds; a round that made it larger is undone. It returns
-// the relative residual ‖rhs − N·x‖∞ / (1 + ‖rhs‖∞) of the answer.
+// refinedSolve is normalSolve by the factorisation in force, refined while
+// the residual's largest entry shrinks, at most ipmRefine rounds; a round
+// that made it larger is undone (as ECOS's kkt_solve does; Domahidi et al.
+// 2013). ECOS also stops once the residual is below 1e-14 of the
+// right-hand side or a round gains less than 6-fold; on the normal
+// equations, whose condition number is the square of that of ECOS's KKT
+// system, either stop moves the answer along a degenerate LP's optimal face
+// by 1e-5 (TestInteriorCopiesAndPermutations) and the outcomes of the
+// Gavel-reference traces by 0.1%. It returns the relative residual
+// ‖rhs − N·x‖∞ / (1 + ‖rhs‖∞) of the answer.
 func (k *ipmKKT) refinedSolve(q *ipmProblem, rhs, x []float64) float64 {
 	sol, ok := k.fact.solve(rhs)
 	if !ok {
@@ -575,7 +579,7 @@ func (k *ipmKKT) refinedSolve(q *ipmProblem, rhs, x []float64) float64 {
 	}
 	bnorm := 1 + normInf(rhs)
 	var d []float64
-	prev := math.NaN()
+	prev := math.Inf(1)
 	for round := 0; ; round++ {
 		gx := q.gInto(k.gx, x)
 		for i := range gx {
@@ -588,13 +592,13 @@ func (k *ipmKKT) refinedSolve(q *ipmProblem, rhs, x []float64) float64 {
 			r[j] = rhs[j] - hx[j]
 			e = math.Max(e, math.Abs(r[j]))
 		}
-		if round > 0 && e > prev { // the last round made it worse: undo it
+		if e > prev { // the last round made it worse: undo it
 			for j := range x {
 				x[j] -= d[j]
 			}
 			return prev / bnorm
 		}
-		if round == ipmRefine || e < ipmLinSysAcc*bnorm || (round > 0 && prev < ipmRefineGain*e) {
+		if round == ipmRefine || e == prev || e == 0 {
 			return e / bnorm
 		}
 		prev = e
@@ -607,16 +611,8 @@ func (k *ipmKKT) refinedSolve(q *ipmProblem, rhs, x []float64) float64 {
 	}
 }
 
-// The iterative refinement's constants: ECOS's IRERRFACT, and its NITREF
-// less one; the accuracy asked for is tighter than ECOS's LINSYSACC
-// (1e-14), as the normal equations' condition number is the square of
-// that of the KKT system ECOS refines against (at 1e-14 the answer moves
-// along a degenerate LP's optimal face by 1e-5: TestInteriorCopiesAndPermutations).
-const (
-	ipmLinSysAcc  = 1e-16
-	ipmRefineGain = 6
-	ipmRefine     = 8
-)
+// ipmRefine is the most refinement rounds of a solve.
+const ipmRefine = 8
 
 // normInf is the largest absolute entry of v.
 func normInf(v []float64) float64 {
