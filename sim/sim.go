@@ -483,7 +483,7 @@ func (e *engine) decide(why models.Trigger) error {
 
 // realiseRound places one round of the time shares in force.
 func (e *engine) realiseRound() error {
-	run, pairs := ShareRound(e.roundInput())
+	run, pairs := shareRound(e.roundInput(), &e.rounds.work)
 	placed, err := e.place(run, pairs)
 	if err != nil {
 		return e.roundErr(err)
