@@ -92,7 +92,7 @@ func advance(s *models.Snapshot, a models.Allocation) {
 	for i := range s.Jobs {
 		j := &s.Jobs[i]
 		if as, ok := run[j.ID]; ok {
-			j.LastType, j.LastGPUs = as.Type, as.GPUs
+			j.LastType, j.LastGPUs = as.Type, slices.Clone(as.GPUs) // the policy reuses as.GPUs
 		} else {
 			j.LastType, j.LastGPUs = "", nil
 		}

@@ -165,7 +165,7 @@ func feasibleRun(s *Snapshot, run []Assignment, colocate bool) error {
 	for ai, as := range run {
 		i, ok := next, next < len(s.Jobs) && s.Jobs[next].ID == as.Job
 		if !ok {
-			i, ok = s.jobIndex(as.Job)
+			i, ok = s.jobIndexAfter(as.Job, next)
 		}
 		next = i + 1
 		if !ok {

@@ -2,6 +2,7 @@ package models
 
 import (
 	"errors"
+	"math/rand/v2"
 	"strings"
 	"testing"
 )
@@ -127,5 +128,32 @@ func TestInstanceRefusesConflictsAndBadNumbers(t *testing.T) {
 	in.Jobs = []InstanceJob{{ID: 1, User: "a", Gang: 1, Steps: 1, Done: -3, Throughputs: map[string]float64{"V100": 2}}}
 	if _, err := in.Snapshot(nil); err == nil || !strings.Contains(err.Error(), "done: must not be negative") {
 		t.Errorf("negative done: got %v", err)
+	}
+}
+
+// jobIndexAfter finds what jobIndex finds from any starting position, in
+// snapshots sorted by ID with random gaps (it gallops from the position)
+// and in unsorted ones (it looks the job up), for IDs present and absent.
+func TestJobIndexAfterAgreesWithJobIndex(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 19))
+	for trial := range 200 {
+		n := rng.IntN(40)
+		s := &Snapshot{Jobs: make([]JobState, n)}
+		id := JobID(rng.IntN(3))
+		for i := range s.Jobs {
+			s.Jobs[i].ID = id
+			id += 1 + JobID(rng.IntN(4))
+		}
+		if trial%4 == 3 {
+			rng.Shuffle(n, func(a, b int) { s.Jobs[a], s.Jobs[b] = s.Jobs[b], s.Jobs[a] })
+		}
+		for want := JobID(0); want <= id; want++ {
+			wi, wok := s.jobIndex(want)
+			for from := -1; from <= n; from++ {
+				if i, ok := s.jobIndexAfter(want, from); ok != wok || (ok && i != wi) {
+					t.Fatalf("trial %d: job %d from %d: (%d, %v), jobIndex (%d, %v)", trial, want, from, i, ok, wi, wok)
+				}
+			}
+		}
 	}
 }

@@ -157,6 +157,27 @@ func (s *Snapshot) jobIndex(id JobID) (int, bool) {
 	return i, ok
 }
 
+// jobIndexAfter is jobIndex for a job expected a little after position
+// from (assignments in priority order often name jobs in increasing ID with
+// a few skipped): in a snapshot sorted by ID it gallops forward from there
+// before its binary search.
+func (s *Snapshot) jobIndexAfter(id JobID, from int) (int, bool) {
+	if s.index == nil || !s.sorted || from <= 0 || from >= len(s.Jobs) || s.Jobs[from].ID > id {
+		return s.jobIndex(id)
+	}
+	lo, step := from, 1 // s.Jobs[lo].ID ≤ id
+	for lo+step < len(s.Jobs) && s.Jobs[lo+step].ID <= id {
+		lo += step
+		step *= 2
+	}
+	hi := min(lo+step, len(s.Jobs)) // s.Jobs[hi].ID > id, or hi is the end
+	i := lo + sort.Search(hi-lo, func(k int) bool { return s.Jobs[lo+k].ID >= id })
+	if i == len(s.Jobs) || s.Jobs[i].ID != id {
+		return 0, false
+	}
+	return i, true
+}
+
 // User returns the user with the given name.
 func (s *Snapshot) User(name string) (User, bool) {
 	for _, u := range s.Users {

@@ -61,6 +61,7 @@ type placer struct {
 	fresh []int
 	out   []Slot
 	from  []int
+	room  []serverRoom // pick's work space
 	// servers lists each type's servers, made at the first pick.
 	servers map[string][]int
 
@@ -147,7 +148,7 @@ func (p *placer) place(run []models.Assignment, hold []Holding, pairs [][2]model
 			continue
 		}
 		gang := hold[i].Gang
-		gpus := pick(p.c, free, p.serversOf(run[i].Type), gang)
+		gpus := p.pick(free, p.serversOf(run[i].Type), gang)
 		if gpus == nil {
 			return nil, nil, fmt.Errorf("placement: no %d free %s GPUs for job %d", gang, run[i].Type, run[i].Job)
 		}
@@ -172,23 +173,27 @@ func (p *placer) serversOf(typ string) []int {
 	return p.servers[typ]
 }
 
+// serverRoom is a server (an index into the cluster's) and its free GPUs.
+type serverRoom struct{ idx, free int }
+
 // pick chooses gang free GPUs on the servers of one type (of, in the
 // cluster's order) and marks them taken.
-func pick(c *models.Cluster, free []bool, of []int, gang int) []int {
-	type srv struct{ idx, free int }
-	var servers []srv
+func (p *placer) pick(free []bool, of []int, gang int) []int {
+	c := p.c
+	servers := p.room[:0]
 	for _, i := range of {
-		s := c.Servers[i]
+		first := c.FirstGPU(i)
 		n := 0
-		for g := c.FirstGPU(i); g < c.FirstGPU(i)+s.GPUs; g++ {
-			if free[g] {
+		for _, f := range free[first : first+c.Servers[i].GPUs] {
+			if f {
 				n++
 			}
 		}
 		if n > 0 {
-			servers = append(servers, srv{i, n})
+			servers = append(servers, serverRoom{i, n})
 		}
 	}
+	p.room = servers[:0]
 	best := -1
 	for k, s := range servers {
 		if s.free >= gang && (best < 0 || s.free < servers[best].free) {
@@ -200,7 +205,7 @@ func pick(c *models.Cluster, free []bool, of []int, gang int) []int {
 	} else {
 		sort.SliceStable(servers, func(a, b int) bool { return servers[a].free > servers[b].free })
 	}
-	var gpus []int
+	gpus := make([]int, 0, gang)
 	for _, s := range servers {
 		for g := c.FirstGPU(s.idx); g < c.FirstGPU(s.idx)+c.Servers[s.idx].GPUs && len(gpus) < gang; g++ {
 			if free[g] {
@@ -208,7 +213,7 @@ func pick(c *models.Cluster, free []bool, of []int, gang int) []int {
 			}
 		}
 	}
-	if len(gpus) < gang {
+	if len(gpus) < gang || len(gpus) == 0 {
 		return nil
 	}
 	for _, g := range gpus {

@@ -61,13 +61,22 @@ type Packer struct {
 }
 
 // NewPacker starts with every GPU of s's cluster free.
-func NewPacker(s *models.Snapshot) *Packer {
-	p := &Packer{s: s, types: s.Cluster.TypeNames(), free: map[string]int{}}
+func NewPacker(s *models.Snapshot) *Packer { return NewPackerIn(s, nil) }
+
+// NewPackerIn is NewPacker placing into run's storage: a policy that hands
+// it the assignments of its previous decision packs without allocating them
+// again, and then owns the Run it returns only until its next Allocate
+// (solvers.Policy allows that).
+func NewPackerIn(s *models.Snapshot, run []models.Assignment) *Packer {
+	p := &Packer{s: s, types: s.Cluster.TypeNames(), free: map[string]int{}, run: run[:0]}
 	p.left, p.stale = make([]int, len(p.types)), make([]bool, len(p.types))
 	for i, g := range p.types {
 		p.left[i] = s.Cluster.Capacity(g)
 		p.free[g] = p.left[i]
 		p.most = max(p.most, p.left[i])
+	}
+	if cap(run) > 0 {
+		return p
 	}
 	// Room for the running jobs and one job per free GPU: what a
 	// non-preemptive decision places at most, and usually about what a

@@ -30,6 +30,13 @@ import (
 // decision returns an error wrapping ErrTimeWentBack rather than start
 // over. Instances share nothing: two built from the same Config (the same
 // options) keep independent state. A policy is not safe for concurrent use.
+//
+// The Allocation that Allocate returns is the caller's to read until the
+// policy's next Allocate: a policy may reuse its storage (its Run slice,
+// GPU lists, maps) at the next decision, as the simulator's snapshots reuse
+// theirs, so a caller that keeps an allocation across decisions copies it
+// first. The simulator, the checker and runs use each allocation before
+// the next decision; tiresias, fifo and sjf reuse their Run.
 type Policy interface {
 	Name() string
 	Allocate(s *models.Snapshot) (models.Allocation, error)

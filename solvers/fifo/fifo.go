@@ -35,6 +35,7 @@ type Options struct {
 // FIFO is the policy. It keeps no state between decisions.
 type FIFO struct {
 	opts Options
+	run  []models.Assignment // the last Run returned, packed into again
 }
 
 var (
@@ -67,7 +68,7 @@ func (*FIFO) Triggers() models.Trigger {
 // backfill the first waiting job that cannot start ends the walk; a job that
 // no type of the cluster can run never blocks.
 func (f *FIFO) Allocate(s *models.Snapshot) (models.Allocation, error) {
-	p := solvers.NewPacker(s)
+	p := solvers.NewPackerIn(s, f.run)
 	for i := range s.Jobs {
 		if j := &s.Jobs[i]; j.Running() {
 			p.Stay(j)
@@ -81,5 +82,6 @@ func (f *FIFO) Allocate(s *models.Snapshot) (models.Allocation, error) {
 		}
 	}
 	p.PlaceSeqBy(waiting, p.Fastest, !f.opts.Backfill)
-	return models.Allocation{Run: p.Assignments()}, nil
+	f.run = p.Assignments()
+	return models.Allocation{Run: f.run}, nil
 }

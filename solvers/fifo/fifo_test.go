@@ -2,6 +2,7 @@ package fifo_test
 
 import (
 	"reflect"
+	"slices"
 	"testing"
 
 	"fairbench/models"
@@ -130,6 +131,7 @@ func TestDeterministic(t *testing.T) {
 	servers := []models.Server{{Type: "V100", GPUs: 2}, {Type: "P100", GPUs: 2}, {Type: "K80", GPUs: 4}}
 	p := newFIFO(t, map[string]any{"backfill": true})
 	first, _ := p.Allocate(policytest.Snap(t, policytest.Sec(50), nil, servers, jobs...))
+	first.Run = slices.Clone(first.Run) // p may reuse it (solvers.Policy)
 	for i := 0; i < 20; i++ {
 		a, _ := p.Allocate(policytest.Snap(t, policytest.Sec(50), nil, servers, jobs...))
 		if !reflect.DeepEqual(a, first) {

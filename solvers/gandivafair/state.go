@@ -33,6 +33,11 @@ type state struct {
 	taken  []bool  // gpus' work space: per GPU, assigned in this decision
 	dirty  []bool  // per user: its jobs or what is known of them changed since the last decision
 	got    [][]int // gpus' work space: per active job, its GPUs
+	// The Run of the last allocation returned and the slab its GPU lists
+	// were cut from, which the next decision cuts from again
+	// (solvers.Policy: the caller's until then).
+	run  []models.Assignment
+	slab []int
 
 	// Kept by sync as jobs arrive and finish, and by home as they are
 	// homed, so that a decision need not walk the active jobs for them

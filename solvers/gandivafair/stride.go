@@ -480,15 +480,16 @@ func (st *state) gpus(s *models.Snapshot) []models.Assignment {
 		}
 	}
 	// Every assignment's GPUs are cut from one slab, each with its length as
-	// its capacity, so that appending to one never touches another.
-	slab := make([]int, 0, width)
+	// its capacity, so that appending to one never touches another. The
+	// slab and the Run are the last decision's storage, grown where needed.
+	slab := slices.Grow(st.slab[:0], width)
 	cut := func(from int) []int {
 		if len(slab) == from {
 			return nil
 		}
 		return slab[from:len(slab):len(slab)]
 	}
-	run := make([]models.Assignment, 0, planned)
+	run := slices.Grow(st.run[:0], planned)
 	for n, j := range st.active {
 		if len(j.plan) == 0 {
 			continue
@@ -522,5 +523,6 @@ func (st *state) gpus(s *models.Snapshot) []models.Assignment {
 	}
 	clear(got)
 	st.got = got
+	st.run, st.slab = run, slab
 	return run
 }

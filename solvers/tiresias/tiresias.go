@@ -141,11 +141,18 @@ type Tiresias struct {
 	seen   bool          // a decision has been made
 	gen    int           // decisions made; entry.seen holds the last that saw a job
 
+	// prev holds the last decision's entries in its snapshot's order, where
+	// the next snapshot is expected to meet them again (entry.pos).
+	prev []*entry
 	// Work space kept between decisions (emptied after each, so that it
 	// holds no reference to a snapshot).
 	ents  []*entry
+	fresh []*entry
 	wait  []*entry
 	order []*models.JobState
+	// run is the Run of the last allocation returned, whose storage the
+	// next decision packs into (solvers.Policy: the caller's until then).
+	run []models.Assignment
 }
 
 // entry is one job's queue state.
@@ -161,9 +168,11 @@ type entry struct {
 	// last_pending_time).
 	waited time.Duration
 	// cur is the job in the snapshot being decided on (nil between
-	// decisions); seen is the decision (Tiresias.gen) that last saw it.
+	// decisions); seen is the decision (Tiresias.gen) that last saw it, and
+	// pos its index in that decision's snapshot.
 	cur  *models.JobState
 	seen int
+	pos  int
 }
 
 var (
@@ -299,14 +308,23 @@ func (t *Tiresias) Allocate(s *models.Snapshot) (models.Allocation, error) {
 
 	t.gen++
 
-	// Find this snapshot's jobs among the tracked ones.
+	// Find this snapshot's jobs among the tracked ones: the last decision's
+	// jobs come again in its order (the simulator's snapshots keep jobs in
+	// arrival order), so a job found where the last one found ended needs
+	// no lookup.
 	ents := slices.Grow(t.ents[:0], len(s.Jobs))[:len(s.Jobs)]
+	next := 0
 	for i := range s.Jobs {
 		j := &s.Jobs[i]
-		if e, ok := t.jobs[j.ID]; ok {
-			e.cur, e.seen = j, t.gen
-			ents[i] = e
+		var e *entry
+		if next < len(t.prev) && t.prev[next].id == j.ID {
+			e = t.prev[next]
+		} else if e = t.jobs[j.ID]; e == nil {
+			continue
 		}
+		next = e.pos + 1
+		e.cur, e.seen, e.pos = j, t.gen, i
+		ents[i] = e
 	}
 
 	// Drop finished jobs; within each queue move the running jobs ahead of
@@ -333,12 +351,14 @@ func (t *Tiresias) Allocate(s *models.Snapshot) (models.Allocation, error) {
 
 	// New jobs join the end of their queue, in arrival order (a fresh
 	// arrival has no service, so Q0).
+	fresh := t.fresh[:0]
 	for i := range s.Jobs {
 		if ents[i] != nil {
 			continue
 		}
 		j := &s.Jobs[i]
-		e := &entry{id: j.ID, cur: j, seen: t.gen}
+		e := &entry{id: j.ID, cur: j, seen: t.gen, pos: i}
+		fresh = append(fresh, e)
 		e.queue = t.level(t.service(j, e))
 		if j.Started() {
 			e.waited = max(0, s.Now-j.FirstRun-j.Executed)
@@ -370,6 +390,11 @@ func (t *Tiresias) Allocate(s *models.Snapshot) (models.Allocation, error) {
 			t.move(e, 0)
 		}
 	}
+	for _, e := range fresh {
+		ents[e.pos] = e
+	}
+	clear(fresh)
+	t.fresh = fresh[:0]
 
 	clear(wait[:cap(wait)])
 	t.wait = wait[:0]
@@ -381,7 +406,7 @@ func (t *Tiresias) Allocate(s *models.Snapshot) (models.Allocation, error) {
 		}
 	}
 	t.last, t.seen = s.Now, true
-	p := solvers.NewPacker(s)
+	p := solvers.NewPackerIn(s, t.run)
 	place := p.Stay
 	if t.perType {
 		place = func(j *models.JobState) bool { return p.Place(j, t.ownType) }
@@ -389,9 +414,13 @@ func (t *Tiresias) Allocate(s *models.Snapshot) (models.Allocation, error) {
 	p.PlaceSeqBy(slices.Values(order), place, false)
 	clear(order)
 	t.order = order[:0]
-	clear(ents)
-	t.ents = ents[:0]
-	return models.Allocation{Run: p.Assignments()}, nil
+	// This decision's entries are the next one's prev; the old prev, emptied
+	// whole (ents is read up to len(s.Jobs) as nil but for jobs found), is
+	// the next work space.
+	clear(t.prev[:cap(t.prev)])
+	t.prev, t.ents = ents, t.prev[:0]
+	t.run = p.Assignments()
+	return models.Allocation{Run: t.run}, nil
 }
 
 // ownType is tiresias-pertype's chooser: the job's drawn type when it has

@@ -2,8 +2,11 @@ package tiresias_test
 
 import (
 	"errors"
+	"math/rand/v2"
 	"reflect"
+	"slices"
 	"testing"
+	"time"
 
 	"fairbench/models"
 	"fairbench/solvers"
@@ -221,6 +224,75 @@ func TestDeterministic(t *testing.T) {
 			first = policytest.IDs(a)
 		} else if got := policytest.IDs(a); !reflect.DeepEqual(got, first) {
 			t.Fatalf("decision %d differs: %v vs %v", i, got, first)
+		}
+	}
+}
+
+// Random sequences of snapshots, their jobs in arrival order or shuffled,
+// some leaving and new ones arriving at every decision: after each decision
+// every job of the snapshot is in the queue its service puts it in (with
+// promotion off a job only moves down, so its queue is the number of
+// thresholds its Attained has reached), and a job that left is forgotten.
+// The policy meets the last decision's jobs again in that decision's order
+// without a lookup and looks up the others, so both paths are exercised.
+func TestFindsJobsInAnyOrder(t *testing.T) {
+	servers := []models.Server{{Type: "V100", GPUs: 4}, {Type: "K80", GPUs: 2}}
+	level := func(attained time.Duration) int {
+		switch {
+		case attained >= policytest.Sec(300):
+			return 2
+		case attained >= policytest.Sec(100):
+			return 1
+		}
+		return 0
+	}
+	for seed := range 40 {
+		rng := rand.New(rand.NewPCG(uint64(seed), 19))
+		p := newTiresias(t, map[string]any{"thresholds": []float64{100, 300}, "promote_knob": 0})
+		var live []models.JobState
+		var gone []models.JobID
+		id := 0
+		for step := range 30 {
+			now := float64(100 * step)
+			live = slices.DeleteFunc(live, func(j models.JobState) bool {
+				if rng.IntN(6) == 0 {
+					gone = append(gone, j.ID)
+					return true
+				}
+				return false
+			})
+			for range rng.IntN(4) {
+				live = append(live, policytest.Job(id, now, "unit", 1, 1e6))
+				id++
+			}
+			for i := range live {
+				if rng.IntN(2) == 0 {
+					ran := live[i].Executed.Seconds() + float64(rng.IntN(120))
+					live[i] = policytest.Ran(live[i], live[i].Arrival.Seconds(), ran, ran)
+				}
+			}
+			jobs := slices.Clone(live)
+			if rng.IntN(3) == 0 {
+				rng.Shuffle(len(jobs), func(a, b int) { jobs[a], jobs[b] = jobs[b], jobs[a] })
+			}
+			s := policytest.Snap(t, policytest.Sec(now), nil, servers, jobs...)
+			a, err := p.Allocate(s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := models.Feasible(s, a); err != nil {
+				t.Fatalf("seed %d, t=%v: %v", seed, now, err)
+			}
+			for _, j := range jobs {
+				if q, ok := p.Queue(j.ID); !ok || q != level(j.Attained) {
+					t.Fatalf("seed %d, t=%v: job %d (%v attained) in queue %d (known %v), want %d", seed, now, j.ID, j.Attained, q, ok, level(j.Attained))
+				}
+			}
+			for _, g := range gone {
+				if _, ok := p.Queue(g); ok {
+					t.Fatalf("seed %d, t=%v: job %d left but is still tracked", seed, now, g)
+				}
+			}
 		}
 	}
 }
