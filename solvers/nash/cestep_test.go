@@ -1,0 +1,62 @@
+package nash
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// The eliminated Newton solve of the continuation (ceStep) must solve the
+// system the dense Jacobian states: on the active sets of random markets'
+// Nash-welfare optima, at θ = 0, 1/2 and in the final form, at points moved
+// off the path, J·s = r to 1e-9 whenever ceStep answers, and it answers
+// whenever the dense Jacobian is well conditioned.
+func TestCEStepSolvesTheJacobian(t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 12))
+	solved := 0
+	for k := 0; k < 300; k++ {
+		m := randomMarket(r)
+		if m.Validate() != nil {
+			continue
+		}
+		eg, err := Solver{}.Solve(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		st, z0 := ceStart(m, eg)
+		for _, theta := range []float64{0, 0.5, ceFinal} {
+			z := append([]float64(nil), z0...)
+			for i := range z {
+				z[i] += 0.1 * (r.Float64() - 0.5)
+			}
+			res := ceResidual(m, st, z, theta)
+			if len(res) != st.n {
+				continue
+			}
+			j := ceJacobian(m, st, z, theta, len(res))
+			var lu mat.LU
+			lu.Factorize(j)
+			well := lu.Cond() < 1e6
+			s, ok := ceStep(m, st, z, theta, res)
+			if !ok {
+				if well {
+					t.Fatalf("market %d, θ = %g: ceStep refused a system of condition %g", k, theta, lu.Cond())
+				}
+				continue
+			}
+			solved++
+			var js mat.VecDense
+			js.MulVec(j, mat.NewVecDense(len(s), s))
+			for i := range res {
+				if math.Abs(js.AtVec(i)-res[i]) > 1e-9*(1+maxAbs(res)) {
+					t.Fatalf("market %d, θ = %g: (J·s)[%d] = %g, want %g", k, theta, i, js.AtVec(i), res[i])
+				}
+			}
+		}
+	}
+	if solved < 100 {
+		t.Errorf("ceStep solved %d systems, want at least 100", solved)
+	}
+}
