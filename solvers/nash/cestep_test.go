@@ -60,3 +60,27 @@ func TestCEStepSolvesTheJacobian(t *testing.T) {
 		t.Errorf("ceStep solved %d systems, want at least 100", solved)
 	}
 }
+
+// An active set's key names the set, not the order its pairs joined in:
+// equal for the same pairs in another order, different when a pair, a
+// price or a rent changes.
+func TestCEStateKey(t *testing.T) {
+	a := &ceState{edges: [][2]int{{0, 1}, {2, 0}, {1, 1}}, mu: []int{3, -1}, price: []int{4, -1}, rent: []int{-1, 5, -1}}
+	b := a.clone()
+	b.edges = [][2]int{{1, 1}, {0, 1}, {2, 0}}
+	if a.key() != b.key() {
+		t.Error("the same pairs in another order have another key")
+	}
+	for name, change := range map[string]func(*ceState){
+		"pair":  func(s *ceState) { s.edges[0] = [2]int{0, 0} },
+		"price": func(s *ceState) { s.price[1] = 6 },
+		"rent":  func(s *ceState) { s.rent[1] = -1 },
+		"μ":     func(s *ceState) { s.mu[0] = -1 },
+	} {
+		c := a.clone()
+		change(c)
+		if c.key() == a.key() {
+			t.Errorf("changing a %s kept the key", name)
+		}
+	}
+}
