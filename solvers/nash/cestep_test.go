@@ -10,9 +10,10 @@ import (
 
 // The eliminated Newton solve of the continuation (ceStep) must solve the
 // system the dense Jacobian states: on the active sets of random markets'
-// Nash-welfare optima (the interior-point start: no LP, fast without cgo), at θ = 0, 1/2 and in the final form, at points moved
-// off the path, J·s = r to 1e-9 whenever ceStep answers, and it answers
-// whenever the dense Jacobian is well conditioned.
+// Nash-welfare optima (from the interior-point start: no LP, fast without
+// cgo), at θ = 0, 1/2 and in the final form, at points moved off the path,
+// J·s = r to 1e-9 whenever ceStep answers, and it answers whenever the
+// dense Jacobian is well conditioned.
 func TestCEStepSolvesTheJacobian(t *testing.T) {
 	r := rand.New(rand.NewPCG(11, 12))
 	solved := 0
