@@ -137,8 +137,8 @@ func ceStep(m *Market, st *ceState, z []float64, theta float64, r []float64) ([]
 			continue
 		}
 		free = append(free, e)
-		if len(free) > ng {
-			return nil, false // more free shares than globals: singular
+		if ng+len(free) > svdLimit {
+			return nil, false // singular (more free shares than globals), and too large for an SVD
 		}
 	}
 	nf := len(free)
@@ -207,16 +207,10 @@ func ceStep(m *Market, st *ceState, z []float64, theta float64, r []float64) ([]
 			}
 		}
 	}
-	var lu mat.LU
-	lu.Factorize(a)
-	if c := lu.Cond(); !(c < 1e12) {
+	u, ok := newtonStep(a, rhs)
+	if !ok {
 		return nil, false
 	}
-	var sol mat.VecDense
-	if err := lu.SolveVecTo(&sol, false, mat.NewVecDense(n, rhs)); err != nil {
-		return nil, false
-	}
-	u := sol.RawVector().Data
 	step := make([]float64, len(z))
 	for j, k := range gpos {
 		step[k] = u[j]
