@@ -393,32 +393,7 @@ func ceResidual(m *Market, st *ceState, z []float64, theta float64) []float64 {
 // ceJacobian is ∂ceResidual/∂z.
 func ceJacobian(m *Market, st *ceState, z []float64, theta float64, rows int) *mat.Dense {
 	j := mat.NewDense(rows, st.n, nil)
-	ne := len(st.edges)
-	brow := make([]int, len(m.Weights))
-	row := ne
-	for i := range m.Weights {
-		brow[i] = -1
-		if st.mu[i] >= 0 {
-			brow[i] = row
-			row++
-		}
-	}
-	prow := make([]int, len(m.Caps))
-	for g, k := range st.price {
-		prow[g] = -1
-		if k >= 0 {
-			prow[g] = row
-			row++
-		}
-	}
-	crow := make([]int, len(m.Classes))
-	for c, k := range st.rent {
-		crow[c] = -1
-		if k >= 0 {
-			crow[c] = row
-			row++
-		}
-	}
+	brow, prow, crow, _ := st.rowsFrom(len(st.edges))
 	for r, e := range st.edges {
 		c, g := e[0], e[1]
 		cl := &m.Classes[c]
@@ -463,6 +438,28 @@ func ceJacobian(m *Market, st *ceState, z []float64, theta float64, rows int) *m
 		}
 	}
 	return j
+}
+
+// rowsFrom numbers the rows of ceResidual after the edges', from first:
+// each buyer's, type's and class's row, or −1 where it has none (its μ,
+// price or rent is fixed at 0), and the number after the last.
+func (st *ceState) rowsFrom(first int) (buyer, price, rent []int, next int) {
+	next = first
+	number := func(idx []int) []int {
+		out := make([]int, len(idx))
+		for i, k := range idx {
+			out[i] = -1
+			if k >= 0 {
+				out[i] = next
+				next++
+			}
+		}
+		return out
+	}
+	buyer = number(st.mu)
+	price = number(st.price)
+	rent = number(st.rent)
+	return buyer, price, rent, next
 }
 
 // ceNewton runs Gauss–Newton at θ; it reports whether the residual

@@ -52,35 +52,16 @@ func ceStep(m *Market, st *ceState, z []float64, theta float64, r []float64) ([]
 		}
 	}
 	ng := len(gpos)
-	brow := make([]int, len(m.Weights)) // buyer → its global row, −1
-	row := 0
-	for i, k := range st.mu {
-		brow[i] = -1
+	// Global rows are numbered from 0 (the buyers', then the types'); the
+	// rent rows' positions in the residual follow the edges' and theirs.
+	brow, prow, rentRow, rows := st.rowsFrom(0)
+	for c, k := range rentRow {
 		if k >= 0 {
-			brow[i] = row
-			row++
+			rentRow[c] = ne + k
 		}
 	}
-	prow := make([]int, len(m.Caps))
-	for g, k := range st.price {
-		prow[g] = -1
-		if k >= 0 {
-			prow[g] = row
-			row++
-		}
-	}
-	// Residual positions of the global and rent rows.
 	rowBase := ne
-	rentRow := make([]int, len(m.Classes))
-	rr := ne + ng
-	for c, k := range st.rent {
-		rentRow[c] = -1
-		if k >= 0 {
-			rentRow[c] = rr
-			rr++
-		}
-	}
-	if rr != len(r) || ng != row {
+	if ne+rows != len(r) {
 		return nil, false
 	}
 	// Each class's pairs, first pair first.
