@@ -69,9 +69,9 @@ func gandivaInstance(b *testing.B) *models.Snapshot {
 		case x < 0.30:
 			gang = 2
 		}
-		rec := map[string]time.Duration{}
+		var rec models.Received
 		for _, g := range gpus {
-			rec[g.Name] = time.Minute
+			rec = rec.Add(g.Name, time.Minute)
 		}
 		jobs[i] = models.JobState{
 			Job: models.Job{ID: models.JobID(i), User: users[rng.IntN(len(users))].Name,

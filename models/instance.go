@@ -354,12 +354,12 @@ func (ij InstanceJob) state(m *Matrix) (JobState, error) {
 		}
 	}
 	js := JobState{Job: j, Done: ij.Done, Attained: Seconds(ij.Attained), Executed: Seconds(ij.Executed), FirstRun: -1,
-		LastType: ij.LastType, LastGPUs: ij.LastGPUs, Received: map[string]time.Duration{}}
+		LastType: ij.LastType, LastGPUs: ij.LastGPUs}
 	if ij.FirstRun != nil && *ij.FirstRun >= 0 {
 		js.FirstRun = Seconds(*ij.FirstRun)
 	}
 	for _, g := range slices.Sorted(maps.Keys(ij.Received)) {
-		js.Received[g] = Seconds(ij.Received[g])
+		js.Received = js.Received.Add(g, Seconds(ij.Received[g]))
 	}
 	return js, nil
 }
@@ -400,7 +400,7 @@ func InstanceOf(s *Snapshot) *Instance {
 				}
 				ij.Spread[g] = f.Value
 			}
-			if r := j.Received[g]; r > 0 {
+			if r := j.Received.On(g); r > 0 {
 				if ij.Received == nil {
 					ij.Received = map[string]float64{}
 				}

@@ -50,9 +50,43 @@ type JobState struct {
 	LastAccum int `json:"last_accum,omitempty"`
 	// Received is, per GPU type, the time the job has run there (Gavel's
 	// rounds received, in time units).
-	Received map[string]time.Duration `json:"received,omitempty"`
+	Received Received `json:"received,omitempty"`
 
 	rates *rateRow // its figures, when a Rates attached them
+}
+
+// Received is the time a job has run on each GPU type: one entry per type
+// it has run on, in the order it first ran there. It is a short list rather
+// than a map so that the simulator adds a running job's time at every
+// decision without hashing the type's name.
+type Received []TypeTime
+
+// TypeTime is the time run on one GPU type.
+type TypeTime struct {
+	Type string        `json:"type"`
+	Time time.Duration `json:"time"`
+}
+
+// On is the time run on type gpu (0 when none).
+func (r Received) On(gpu string) time.Duration {
+	for _, t := range r {
+		if t.Type == gpu {
+			return t.Time
+		}
+	}
+	return 0
+}
+
+// Add adds d to the time on type gpu, in place when r has an entry for it,
+// and returns r (with an entry appended for a new type).
+func (r Received) Add(gpu string, d time.Duration) Received {
+	for i := range r {
+		if r[i].Type == gpu {
+			r[i].Time += d
+			return r
+		}
+	}
+	return append(r, TypeTime{Type: gpu, Time: d})
 }
 
 // Remaining is the number of steps still to do.

@@ -39,8 +39,9 @@ type Slot struct {
 // the most free GPUs when no server can hold it. The two jobs of a pair
 // (from a time-shares allocation's Pairs) are placed as one gang on the same
 // GPUs. Slots come named ones first, then kept ones, then fresh ones, each
-// in that order; a kept slot's GPUs are the Holding's own slice, and a
-// pair's two slots share one slice. It does not modify its arguments. An
+// in that order; a kept slot's GPUs, and a named slot's that names the GPUs
+// the job holds, are the Holding's own slice, and a pair's two slots share
+// one slice. It does not modify its arguments. An
 // assignment that finds too few free GPUs is an error.
 func PlaceGangs(c *models.Cluster, now map[models.JobID]Holding, run []models.Assignment, pairs [][2]models.JobID) ([]Slot, error) {
 	hold := make([]Holding, len(run))
@@ -88,7 +89,11 @@ func (p *placer) place(run []models.Assignment, hold []Holding, pairs [][2]model
 			for _, g := range a.GPUs {
 				free[g] = false
 			}
-			out = append(out, Slot{Job: a.Job, Type: a.Type, GPUs: slices.Clone(a.GPUs), Accum: a.Accum})
+			gpus := hold[i].GPUs // where it runs now: the same slice
+			if hold[i].Type != a.Type || !slices.Equal(gpus, a.GPUs) {
+				gpus = slices.Clone(a.GPUs)
+			}
+			out = append(out, Slot{Job: a.Job, Type: a.Type, GPUs: gpus, Accum: a.Accum})
 			from = append(from, i)
 		} else {
 			rest = append(rest, i)

@@ -28,6 +28,8 @@ type rounds struct {
 
 	pairs map[[2]models.JobID]*pairState // the pairs of the allocation in force
 	order [][2]models.JobID              // their keys, in allocation order
+
+	work roundWork // the memory each round is decided in
 }
 
 // pairState is one space-sharing pair's share, time and deficit.
@@ -204,22 +206,24 @@ func (e *engine) partner(j *job) *job {
 // times and deficits, in the policy's visiting order of the types.
 func (e *engine) roundInput() RoundInput {
 	r := &e.rounds
+	w := &r.work
 	order := r.types
 	if r.rules.Order != nil {
-		order = r.rules.Order(slices.Clone(r.types))
+		w.types = append(w.types[:0], r.types...)
+		order = r.rules.Order(w.types)
 	}
-	perm := make([]int, len(order)) // visiting position → index into r.types
-	in := RoundInput{Types: order, Free: make([]int, len(order)), WorkerTime: make([]float64, len(order)),
+	perm := resize(&w.perm, len(order)) // visiting position → index into r.types
+	in := RoundInput{Types: order, Free: resize(&w.inFree, len(order)), WorkerTime: resize(&w.workerTime, len(order)),
 		Capped: r.capped, SkipZero: r.rules.SkipZero, Arrivals: r.rules.Arrivals}
 	for k, g := range order {
 		perm[k] = r.typeIdx[g]
 		in.Free[k] = e.cfg.Cluster.Capacity(g)
 		in.WorkerTime[k] = r.worker[perm[k]]
 	}
-	// The units' per-type slices are cut from two slabs, one allocation
-	// each, rather than four per unit.
+	// The units' per-type slices are cut from two slabs, kept from one
+	// round to the next, rather than four allocations per unit.
 	nt, nu := len(perm), len(e.active)+len(r.order)
-	floats, bools := make([]float64, 0, 3*nt*nu), make([]bool, 0, nt*nu)
+	floats, bools := resize(&w.floats, 3*nt*nu)[:0], resize(&w.bools, 2*nt*nu)[:0]
 	pick := func(v []float64) []float64 {
 		out := floats[len(floats) : len(floats)+nt : len(floats)+nt]
 		floats = floats[:len(floats)+nt]
@@ -228,42 +232,44 @@ func (e *engine) roundInput() RoundInput {
 		}
 		return out
 	}
-	runnable := func() []bool {
+	flags := func() []bool {
 		out := bools[len(bools) : len(bools)+nt : len(bools)+nt]
 		bools = bools[:len(bools)+nt]
 		return out
 	}
-	in.Units = make([]Unit, 0, nu)
+	units := w.units[:0]
 	for _, j := range e.active {
 		u := Unit{Jobs: [2]models.JobID{j.spec.ID, -1}, Gang: j.spec.Gang, InAllocation: j.inAlloc,
-			Share: pick(j.share), Time: pick(j.clock), Deficit: pick(j.deficit), Runnable: runnable()}
+			Share: pick(j.share), Time: pick(j.clock), Deficit: pick(j.deficit), Runnable: flags()}
 		for k, g := range perm {
 			u.Runnable[k] = j.runnable[g]
 		}
 		if r.capped {
-			u.Over = make([]bool, len(perm))
+			u.Over = flags()
 			for k, g := range order {
-				u.Over[k] = overShare(u.Share[k], j.received[g], e.now-j.spec.Arrival)
+				u.Over[k] = overShare(u.Share[k], j.received.On(g), e.now-j.spec.Arrival)
 			}
 		}
-		in.Units = append(in.Units, u)
+		units = append(units, u)
 	}
 	for _, k := range r.order {
 		p := r.pairs[k]
 		a, b := e.byID[k[0]], e.byID[k[1]]
 		u := Unit{Jobs: k, Gang: a.spec.Gang, InAllocation: true, Share: pick(p.share), Time: pick(p.clock),
-			Deficit: pick(p.deficit), Runnable: runnable()}
+			Deficit: pick(p.deficit), Runnable: flags()}
 		for i, g := range perm {
 			u.Runnable[i] = a.runnable[g] && b.runnable[g]
 		}
 		if r.capped {
-			u.Over = make([]bool, len(perm))
+			u.Over = flags()
 			for i, g := range order {
 				u.Over[i] = overShare(u.Share[i], e.pairTime[k][g], e.now-max(a.spec.Arrival, b.spec.Arrival))
 			}
 		}
-		in.Units = append(in.Units, u)
+		units = append(units, u)
 	}
+	w.units = units
+	in.Units = units
 	return in
 }
 

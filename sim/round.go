@@ -117,22 +117,50 @@ func Priority(u *Unit, g int, worker float64) float64 {
 
 // PlanRound decides one round: see the comment at the top of this file. It
 // does not modify in.
-func PlanRound(in RoundInput) Plan {
-	type entry struct {
-		unit, typ     int
-		prio, deficit float64
-		share         float64
+func PlanRound(in RoundInput) Plan { return planRound(in, &roundWork{}) }
+
+// planEntry is one unit on one type in the walk's order.
+type planEntry struct {
+	unit, typ     int
+	prio, deficit float64
+	share         float64
+}
+
+// roundWork is the memory one round's decision works in, kept by the
+// engine from one round to the next (the round mechanism runs every round):
+// what planRound and shareRound return lives in it until the next round.
+type roundWork struct {
+	queue   []planEntry
+	free    []int
+	blocked []int
+	placed  map[models.JobID]bool
+	picks   []Pick
+	run     []models.Assignment
+	pairs   [][2]models.JobID
+	// roundInput's: the units, their per-type slices cut from two slabs,
+	// and the per-type figures.
+	units      []Unit
+	floats     []float64
+	bools      []bool
+	perm       []int
+	types      []string
+	inFree     []int
+	workerTime []float64
+}
+
+func byPlanKey(a, b planEntry) int {
+	switch {
+	case a.prio != b.prio:
+		return cmpDesc(a.prio, b.prio)
+	case a.deficit != b.deficit:
+		return cmpDesc(a.deficit, b.deficit)
 	}
-	byKey := func(a, b entry) int {
-		switch {
-		case a.prio != b.prio:
-			return cmpDesc(a.prio, b.prio)
-		case a.deficit != b.deficit:
-			return cmpDesc(a.deficit, b.deficit)
-		}
-		return cmpDesc(a.share, b.share)
-	}
-	queue := make([]entry, 0, len(in.Types)*len(in.Units))
+	return cmpDesc(a.share, b.share)
+}
+
+// planRound is PlanRound in w's memory.
+func planRound(in RoundInput, w *roundWork) Plan {
+	queue := w.queue[:0]
 	for g := range in.Types {
 		start, nan := len(queue), false
 		for i := range in.Units {
@@ -143,27 +171,33 @@ func PlanRound(in RoundInput) Plan {
 			if in.Capped && (u.Share[g] <= 0 || (u.Over != nil && u.Over[g])) {
 				continue
 			}
-			e := entry{i, g, Priority(u, g, in.WorkerTime[g]), u.Deficit[g], u.Share[g]}
+			e := planEntry{i, g, Priority(u, g, in.WorkerTime[g]), u.Deficit[g], u.Share[g]}
 			nan = nan || math.IsNaN(e.prio) || math.IsNaN(e.deficit) || math.IsNaN(e.share)
 			queue = append(queue, e)
 		}
 		list := queue[start:]
-		if nan { // byKey is then no strict order: keep the stable sort's answer
-			slices.SortStableFunc(list, byKey)
+		if nan { // byPlanKey is then no strict order: keep the stable sort's answer
+			slices.SortStableFunc(list, byPlanKey)
 			continue
 		}
 		// Ties in the units' order, as a stable sort leaves them (the list
 		// is in unit order): the same order, by a faster sort.
-		slices.SortFunc(list, func(a, b entry) int {
-			if c := byKey(a, b); c != 0 {
+		slices.SortFunc(list, func(a, b planEntry) int {
+			if c := byPlanKey(a, b); c != 0 {
 				return c
 			}
 			return a.unit - b.unit
 		})
 	}
-	free := slices.Clone(in.Free)
-	plan := Plan{Blocked: make([]int, len(in.Types))}
-	placed := map[models.JobID]bool{}
+	w.queue = queue
+	free := append(w.free[:0], in.Free...)
+	w.free = free
+	plan := Plan{Blocked: resize(&w.blocked, len(in.Types)), Picks: w.picks[:0]}
+	if w.placed == nil {
+		w.placed = map[models.JobID]bool{}
+	}
+	placed := w.placed
+	clear(placed)
 	for _, e := range queue {
 		u := &in.Units[e.unit]
 		switch {
@@ -185,7 +219,18 @@ func PlanRound(in RoundInput) Plan {
 		}
 		plan.Picks = append(plan.Picks, Pick{Unit: e.unit, Type: e.typ})
 	}
+	w.picks = plan.Picks
 	return plan
+}
+
+// resize makes *s n long, zeroed, reusing its memory, and returns it.
+func resize[T any](s *[]T, n int) []T {
+	if cap(*s) < n {
+		*s = make([]T, n)
+	}
+	*s = (*s)[:n]
+	clear(*s)
+	return *s
 }
 
 // cmpDesc orders a before b when a is larger.
@@ -204,9 +249,13 @@ func cmpDesc(a, b float64) int {
 // or both jobs of a pair, on the picked type, GPUs left to PlaceGangs), and
 // the pairs among them. It does not modify in.
 func ShareRound(in RoundInput) ([]models.Assignment, [][2]models.JobID) {
-	var run []models.Assignment
-	var pairs [][2]models.JobID
-	for _, p := range PlanRound(in).Picks {
+	return shareRound(in, &roundWork{})
+}
+
+// shareRound is ShareRound in w's memory.
+func shareRound(in RoundInput, w *roundWork) ([]models.Assignment, [][2]models.JobID) {
+	run, pairs := w.run[:0], w.pairs[:0]
+	for _, p := range planRound(in, w).Picks {
 		u := &in.Units[p.Unit]
 		g := in.Types[p.Type]
 		run = append(run, models.Assignment{Job: u.Jobs[0], Type: g})
@@ -214,6 +263,13 @@ func ShareRound(in RoundInput) ([]models.Assignment, [][2]models.JobID) {
 			run = append(run, models.Assignment{Job: u.Jobs[1], Type: g})
 			pairs = append(pairs, u.Jobs)
 		}
+	}
+	w.run, w.pairs = run, pairs
+	if len(run) == 0 {
+		run = nil
+	}
+	if len(pairs) == 0 {
+		pairs = nil
 	}
 	return run, pairs
 }

@@ -100,7 +100,7 @@ func newEngine(cfg Config, p solvers.Policy) *engine {
 		}
 		j := &job{
 			spec: cfg.Jobs[i], jt: jt, restore: cfg.Costs.Restore(jt),
-			firstRun: -1, received: map[string]time.Duration{},
+			firstRun: -1,
 		}
 		for _, g := range e.rounds.types {
 			j.runnable = append(j.runnable, cfg.Throughput(&j.spec, g) > 0)
@@ -483,7 +483,7 @@ func (e *engine) decide(why models.Trigger) error {
 
 // realiseRound places one round of the time shares in force.
 func (e *engine) realiseRound() error {
-	run, pairs := ShareRound(e.roundInput())
+	run, pairs := shareRound(e.roundInput(), &e.rounds.work)
 	placed, err := e.place(run, pairs)
 	if err != nil {
 		return e.roundErr(err)

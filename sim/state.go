@@ -2,6 +2,7 @@ package sim
 
 import (
 	"math"
+	"slices"
 	"time"
 
 	"fairbench/models"
@@ -38,7 +39,8 @@ type job struct {
 	attained time.Duration // GPU time of progress (gang × executed)
 	executed time.Duration // wall time of progress
 	firstRun time.Duration // -1 until the first start
-	received map[string]time.Duration
+	received models.Received
+	recvAt   int           // the index in received of the type it last ran on
 	lost     time.Duration // wall time spent restoring
 
 	// The round mechanism's view (see rounds), per GPU type newest first:
@@ -81,10 +83,26 @@ func (j *job) settle(now time.Duration) {
 			j.done = math.Min(j.spec.Steps, j.done+j.rate*run.Seconds())
 			j.executed += run
 			j.attained = addSat(j.attained, mulSat(run, j.spec.Gang))
-			j.received[j.typ] += run
+			j.receive(run)
 		}
 	}
 	j.settled = now
+}
+
+// receive adds run to the time received on the job's current type.
+// Between placements that is the entry it added to last: found without a
+// search.
+func (j *job) receive(run time.Duration) {
+	k := j.recvAt
+	if k >= len(j.received) || j.received[k].Type != j.typ {
+		k = slices.IndexFunc(j.received, func(t models.TypeTime) bool { return t.Type == j.typ })
+		if k < 0 {
+			k = len(j.received)
+			j.received = append(j.received, models.TypeTime{Type: j.typ})
+		}
+		j.recvAt = k
+	}
+	j.received[k].Time += run
 }
 
 // schedule recomputes the completion time after a placement change at now.
@@ -138,8 +156,9 @@ func (j *job) view() models.JobState {
 
 // refresh brings v, the view of j when it was last built or refreshed, up to
 // date: the fields that change while a job runs or when it is placed (the
-// job and its Received map stay the same).
+// job stays the same; Received's entries change in place, and it grows when
+// the job runs on a new type).
 func (j *job) refresh(v *models.JobState) {
 	v.Done, v.Attained, v.Executed, v.FirstRun = j.done, j.attained, j.executed, j.firstRun
-	v.LastType, v.LastGPUs, v.LastAccum = j.typ, j.gpus, j.accum
+	v.LastType, v.LastGPUs, v.LastAccum, v.Received = j.typ, j.gpus, j.accum, j.received
 }

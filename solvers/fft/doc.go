@@ -1,9 +1,13 @@
 // Package fft is FFT, "Fast and Fair Training" (Mo, Xu, Lau, "Fast and Fair
 // Training for Deep Learning in Heterogeneous GPU Clusters", ICS 2025, DOI
 // 10.1145/3721145.3728488), as specified in docs/algorithms/fft.md. Two registered
-// names: fft solves each round's program with the fast path, fft-exact with
-// branch and bound (CBC through solvers/lp where built with cgo, the pure-Go
-// branch and bound otherwise).
+// names: fft solves each round's program with the fast path, fft-exact
+// exactly: by branch and bound over the program's transportation relaxation
+// (branch.go, after reduced-cost fixing, fixing.go) where the fast path
+// reached the relaxation's fill, else, and
+// when that search runs past its node budget, by the MIP backend (CBC
+// through solvers/lp where built with cgo, the pure-Go branch and bound
+// otherwise).
 //
 // # The round's program
 //
@@ -63,8 +67,8 @@
 //     bound from the LP relaxation (its max-flow value) and rounds for the
 //     most GPUs filled first, the objective second; when its fill reaches
 //     the bound it has K(t). The exact path solves K(t) as its own MIP
-//     (maximise Σ d·x) only when the fast path's fill falls short of the
-//     bound, then the round's program with Σ d·x ≥ K(t).
+//     (maximise Σ d·x, with the MIP backend) only when the fast path's fill
+//     falls short of the bound, then the round's program with Σ d·x ≥ K(t).
 //   - Decisions at round starts only (the paper's time slots): a job arriving
 //     mid-round waits for the next round, and GPUs a job frees mid-round stay
 //     idle until then.

@@ -102,6 +102,9 @@ type ExactResult struct {
 	Status lp.Status
 	// Solves is the number of MIPs solved: 1, or 2 with K(t) first.
 	Solves int
+	// Backend counts those of Solves the MIP backend solved, and Nodes the
+	// relaxations of SolveExactFast's branch and bound.
+	Backend, Nodes int
 }
 
 // SolveExact solves in exactly with s under o. k is K(t) when known (the

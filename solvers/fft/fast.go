@@ -53,6 +53,8 @@ type FastResult struct {
 	Bound float64
 	// Split counts the jobs the relaxation did not place whole.
 	Split int
+
+	root *flow // the relaxation, for SolveExactFast
 }
 
 // entry is one candidate move of job j along an arc, keyed by its cost.
@@ -295,7 +297,7 @@ func (f *flow) bound(k int) float64 {
 // SolveFast is the fast path: the exact LP relaxation, rounded (see above).
 func SolveFast(in *Instance) FastResult {
 	f := lpRelaxation(in)
-	res := FastResult{LPFill: f.fill()}
+	res := FastResult{LPFill: f.fill(), root: f}
 	typ, split := f.round()
 	res.Split = len(split)
 	r := newRounder(in, typ)

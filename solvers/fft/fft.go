@@ -22,7 +22,7 @@ const (
 // Summaries the registry shows.
 const (
 	Summary      = "FFT (Mo et al., ICS 2025): per-round JCT surrogate + switching penalty − fairness compensation, work-conserving; LP relaxation + rounding"
-	ExactSummary = "FFT with each round's integer program solved exactly (branch and bound, CBC)"
+	ExactSummary = "FFT with each round's integer program solved exactly (branch and bound over its transportation relaxation, CBC beyond 200 nodes)"
 )
 
 // Solve modes.
@@ -405,11 +405,14 @@ func (p *FFT) solve(in *Instance, round int) (solved, error) {
 			return out, nil
 		}
 	}
-	// A plain branch and bound (no cuts, no heuristics: the fast path's
-	// solution is the MIP start) is the quicker search on these small MIPs.
+	// Where the MIP backend solves (K(t), or a search past its budget), a
+	// plain branch and bound (no cuts, no heuristics: the best solution
+	// found is the MIP start) is the quicker search on these small MIPs.
 	o := lp.Options{TimeLimit: time.Duration(p.opt.TimeLimitSeconds * float64(time.Second)), NodeLimit: p.opt.NodeLimit, Plain: true}
-	ex, err := SolveExactFrom(in, p.solver, o, k, fast.Solution)
+	ex, err := SolveExactFast(in, p.solver, o, k, fast)
 	p.rep.LPs += ex.Solves
+	p.rep.BackendSolves += ex.Backend
+	p.rep.BranchNodes += ex.Nodes
 	limited := errors.Is(err, lp.ErrLimit)
 	if err != nil && !limited {
 		if p.opt.Solve == ModeExact {

@@ -28,6 +28,12 @@ type Report struct {
 	// LPs counts the exact path's MIP solves (K(t) and the round's
 	// program), the audit's included; the fast path solves none.
 	LPs int `json:"lp_solves"`
+	// BackendSolves counts those of them the MIP backend (CBC) solved:
+	// K(t), and rounds the branch and bound over the relaxation gave up on;
+	// BranchNodes the relaxations that branch and bound solved
+	// (SolveExactFast). Both are left out of the JSON when 0.
+	BackendSolves int `json:"mip_backend_solves,omitempty"`
+	BranchNodes   int `json:"branch_nodes,omitempty"`
 	// SplitJobs sums, over rounds, the jobs the LP relaxation did not place
 	// whole (the fast path rounds them); ShortRounds counts the rounds whose
 	// chosen x fills fewer GPUs than the relaxation (K(t) may still be met:

@@ -107,7 +107,7 @@ func newDriver(t testing.TB, p solvers.Policy, us []models.User, servers ...mode
 
 func (d *driver) add(js ...models.JobState) {
 	for _, j := range js {
-		j.Received = map[string]time.Duration{}
+		j.Received = nil
 		d.jobs = append(d.jobs, j)
 	}
 }
@@ -124,7 +124,7 @@ func (d *driver) decide(now float64) models.Allocation {
 	for i := range d.jobs {
 		j := &d.jobs[i]
 		if j.Running() && d.began {
-			j.Received[j.LastType] += t - d.last
+			j.Received = j.Received.Add(j.LastType, t-d.last)
 			j.Executed += t - d.last
 			j.Attained += time.Duration(j.Gang) * (t - d.last)
 		}
@@ -138,6 +138,11 @@ func (d *driver) decide(now float64) models.Allocation {
 	a, err := d.p.Allocate(s)
 	if err != nil {
 		d.t.Fatal(err)
+	}
+	if gf, ok := d.p.(*gandivafair.GandivaFair); ok {
+		if err := gf.CheckBookkeeping(s); err != nil {
+			d.t.Fatalf("t=%v: %v", now, err)
+		}
 	}
 	if err := models.Feasible(s, a); err != nil {
 		d.t.Fatalf("t=%v: %v", now, err)

@@ -133,8 +133,8 @@ func TestProfiling(t *testing.T) {
 		// its jobs has run there.
 		on := map[string]map[string]bool{}
 		for _, j := range d.jobs {
-			for g, r := range j.Received {
-				if r > 0 {
+			for _, r := range j.Received {
+				if g := r.Type; r.Time > 0 {
 					if on[j.User] == nil {
 						on[j.User] = map[string]bool{}
 					}
@@ -367,7 +367,7 @@ func TestProfilingPerUser(t *testing.T) {
 	d := newDriver(t, p, users("A"), models.Server{Type: "V100", GPUs: 1}, models.Server{Type: "K80", GPUs: 1})
 	measured := job(1, "A", "r4", 1)
 	d.add(measured, job(2, "A", "r4", 1))
-	d.jobs[0].Received["V100"], d.jobs[0].Received["K80"] = round, round
+	d.jobs[0].Received = models.Received{{Type: "V100", Time: round}, {Type: "K80", Time: round}}
 	d.jobs[0].FirstRun, d.jobs[0].Executed = 0, 2*round
 	d.decide(2 * round.Seconds())
 	for id, want := range map[models.JobID]string{1: "V100", 2: "K80"} {

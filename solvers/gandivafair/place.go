@@ -14,12 +14,7 @@ const minPerGPU = 1e-6
 // quantum start, and sets every job's tickets (package comment, steps 3–4).
 func (st *state) home(d *decision, quantum bool) {
 	nU, nT := len(st.users), len(st.types)
-	d.homed = matrix(nU, nT)
-	for _, j := range st.active {
-		if j.typ >= 0 {
-			d.homed[j.user][j.typ] += float64(j.gang)
-		}
-	}
+	d.homed = st.homed // kept up to date below as jobs are homed and move
 	st.cmin = st.cmin[:0]
 	for k := range nT {
 		m, ok := st.centralMin(k)
@@ -55,6 +50,7 @@ func (st *state) home(d *decision, quantum bool) {
 			}
 		}
 	}
+	st.mins.reset(len(st.srv), nT)
 	for _, j := range st.active {
 		if j.typ >= 0 {
 			st.retick(j, math.Max(minPerGPU, d.perGPU[j.user][j.typ])*float64(j.gang))
@@ -92,6 +88,11 @@ func (st *state) home(d *decision, quantum bool) {
 // away) carries a lead of about 10^5 quanta to its next home and starves
 // there for hours whatever its user's share. A job being re-homed carries
 // its lead instead of a pass; the lead is scaled the same way.
+//
+// Rescaling leaves every scheduler's minimum as it was (the job at the
+// minimum keeps its pass, m + 0·f; one above it stays at or above it, m +
+// a non-negative amount), so the minima are found once per decision
+// (st.mins, reset before the first retick) rather than once per job.
 func (st *state) retick(j *job, t float64) {
 	old := j.tickets
 	j.tickets = t
@@ -101,15 +102,51 @@ func (st *state) retick(j *job, t float64) {
 	f := old / t
 	switch {
 	case j.srv >= 0:
-		m := minPass(st.srv[j.srv].members)
+		m := st.mins.local(st, j.srv)
 		j.pass = m + (j.pass-m)*f
 	case j.placedLarge(st):
-		if m, ok := st.centralMin(j.typ); ok {
+		if m, ok := st.mins.central(st, j.typ); ok {
 			j.pass = m + (j.pass-m)*f
 		}
 	default:
 		j.lead *= f
 	}
+}
+
+// minima remembers the schedulers' minimum passes found during one round
+// of reticks (see retick), each found at its first use.
+type minima struct {
+	srv, typ     []float64
+	srvOK, typOK []bool // found
+	typHas       []bool // the type has a central entity
+}
+
+// reset forgets every minimum.
+func (m *minima) reset(servers, types int) {
+	if len(m.srv) != servers || len(m.typ) != types {
+		*m = minima{srv: make([]float64, servers), srvOK: make([]bool, servers),
+			typ: make([]float64, types), typOK: make([]bool, types), typHas: make([]bool, types)}
+		return
+	}
+	clear(m.srvOK)
+	clear(m.typOK)
+}
+
+// local is minPass of server i's members.
+func (m *minima) local(st *state, i int) float64 {
+	if !m.srvOK[i] {
+		m.srv[i], m.srvOK[i] = minPass(st.srv[i].members), true
+	}
+	return m.srv[i]
+}
+
+// central is st.centralMin(k).
+func (m *minima) central(st *state, k int) (float64, bool) {
+	if !m.typOK[k] {
+		m.typ[k], m.typHas[k] = st.centralMin(k)
+		m.typOK[k] = true
+	}
+	return m.typ[k], m.typHas[k]
 }
 
 // rejoin starts the pseudo-job of a server that had no small jobs at the
@@ -224,56 +261,62 @@ func (st *state) chooseType(j *job, d *decision) int {
 // by speed as well made the buyer of the measured-profiling test of
 // TestSimTradingRaisesThroughput lose 12% against no trading.)
 func (st *state) moveTypes(d *decision, unplaced []*job) []*job {
+	oracle := st.p.oracle
+	from := make([]bool, len(st.types))
 	for u, js := range d.userJobs {
 		share, homed := d.share[u], d.homed[u]
-		from := make([]bool, len(st.types))
-		for range js {
+		var ms []mover
+		for n := range js {
 			if !st.mayMove(share, homed, from) {
 				break
 			}
-			var best *job
-			var bestTo int
+			if n == 0 {
+				ms = st.movers.of(js, len(st.types))
+			}
+			best, bestTo := -1, 0
 			var bk moveKey
-			for _, j := range js {
-				a := j.typ
-				if a < 0 || !from[a] || (!st.p.oracle && !j.known[a]) {
+			for i := range ms {
+				m := &ms[i]
+				a := m.typ
+				if a < 0 || !from[a] || (!oracle && !m.known[a]) {
 					continue // with profiling, a job is measured where it is before it moves
 				}
-				for _, b := range j.can {
+				for _, b := range m.can {
 					if b == a || share[b] <= eps {
 						continue
 					}
-					gain, ok := st.moveGain(j, a, b, share, homed)
+					gain, ok := moveGain(m.gang, m.running, a, b, share, homed)
 					if !ok {
 						continue
 					}
 					k := moveKey{
-						profile: !st.p.oracle && j.known[a] && !j.known[b],
-						waiting: !j.running(),
+						profile: !oracle && m.known[a] && !m.known[b],
+						waiting: !m.running,
 						ratio:   1,
 						gain:    gain,
 					}
-					if j.known[a] && j.known[b] {
-						k.ratio = j.tput[b] / j.tput[a]
+					if m.known[a] && m.known[b] {
+						k.ratio = m.j.tput[b] / m.j.tput[a]
 					}
-					if best == nil || k.better(bk) {
-						best, bestTo, bk = j, b, k
+					if best < 0 || k.better(bk) {
+						best, bestTo, bk = i, b, k
 					}
 				}
 			}
-			if best == nil {
+			if best < 0 {
 				break
 			}
-			if best.srv >= 0 || best.placedLarge(st) {
-				st.leave(best)
+			j := ms[best].j
+			if j.srv >= 0 || j.placedLarge(st) {
+				st.leave(j)
 			}
-			if !slices.Contains(unplaced, best) {
-				unplaced = append(unplaced, best)
+			if !slices.Contains(unplaced, j) {
+				unplaced = append(unplaced, j)
 			}
-			g := float64(best.gang)
-			homed[best.typ] -= g
-			homed[bestTo] += g
-			best.typ, best.srv = bestTo, -1
+			homed[j.typ] -= ms[best].gang
+			homed[bestTo] += ms[best].gang
+			j.typ, j.srv = bestTo, -1
+			ms[best].typ = bestTo
 			st.rep.typeMoves++
 			if !bk.waiting {
 				st.rep.typeMigrations++
@@ -281,6 +324,42 @@ func (st *state) moveTypes(d *decision, unplaced []*job) []*job {
 		}
 	}
 	return unplaced
+}
+
+// mover is what moveTypes reads of one job, copied side by side for the
+// user's jobs (moveTypes walks them once per move: a walk over the jobs'
+// own records, each a few scattered allocations, cost more than the rest).
+type mover struct {
+	j       *job
+	typ     int     // the job's home type, as moves change it
+	gang    float64 // its gang
+	running bool
+	known   []bool // j.known
+	can     []int  // j.can
+}
+
+// movers is moveTypes' work space: one user's movers and the copies of
+// their known and can slices.
+type movers struct {
+	ms    []mover
+	known []bool
+	can   []int
+}
+
+// of lays out the movers of js (nT types), valid until the next call.
+func (t *movers) of(js []*job, nT int) []mover {
+	t.ms, t.known, t.can = t.ms[:0], t.known[:0], t.can[:0]
+	for _, j := range js {
+		t.known = append(t.known, j.known...)
+		t.can = append(t.can, j.can...)
+	}
+	kn, cn := 0, 0
+	for _, j := range js {
+		t.ms = append(t.ms, mover{j: j, typ: j.typ, gang: float64(j.gang), running: j.running(),
+			known: t.known[kn : kn+nT : kn+nT], can: t.can[cn : cn+len(j.can) : cn+len(j.can)]})
+		kn, cn = kn+nT, cn+len(j.can)
+	}
+	return t.ms
 }
 
 // mayMove sets from[a] when a job of the user with these shares and homed
@@ -307,15 +386,15 @@ func (st *state) mayMove(share, homed []float64, from []bool) bool {
 	return some
 }
 
-// moveGain is what moving j from type a to b gains user u in per-GPU
-// tickets (see moveTypes) and whether the move passes.
-func (st *state) moveGain(j *job, a, b int, share, homed []float64) (float64, bool) {
-	g := float64(j.gang)
+// moveGain is what moving a job of gang g (running or not) from type a to
+// b gains its user in per-GPU tickets (see moveTypes) and whether the move
+// passes.
+func moveGain(g float64, running bool, a, b int, share, homed []float64) (float64, bool) {
 	pa, pb := share[a]/homed[a], share[b]/(homed[b]+g)
 	if pb <= pa*(1+speedupTolerance)+eps {
 		return 0, false
 	}
-	if j.running() && homed[a] > g && pb < share[a]/(homed[a]-g)-eps {
+	if running && homed[a] > g && pb < share[a]/(homed[a]-g)-eps {
 		return 0, false // a running job moves only if the move does not overshoot
 	}
 	return pb - pa, true

@@ -30,17 +30,31 @@ func TestRandomDecisions(t *testing.T) {
 // promised to both and the small job got no GPU.
 func TestConsolidateTwice(t *testing.T) { randomDecisions(t, 178) }
 
+// TestRandomDecisionsShuffled is TestRandomDecisions with the snapshot's
+// jobs in a new random order at a third of the decisions (the simulator
+// keeps them in arrival order, which the policy's per-user job lists
+// follow from one decision to the next; another order makes it list them
+// again). The driver checks the policy's bookkeeping against a
+// recomputation at every decision (GandivaFair.CheckBookkeeping).
+func TestRandomDecisionsShuffled(t *testing.T) {
+	t.Parallel()
+	for seed := uint64(1); seed <= 100; seed++ {
+		randomRun(t, seed, true)
+	}
+}
+
 // randomDecisions drives 30 quanta, with a decision between each two, of a
 // random cluster and workload made from seed, twice, and compares the runs.
 func randomDecisions(t *testing.T, seed uint64) {
-	if a, b := randomRun(t, seed), randomRun(t, seed); !reflect.DeepEqual(a, b) {
+	if a, b := randomRun(t, seed, false), randomRun(t, seed, false); !reflect.DeepEqual(a, b) {
 		t.Fatalf("seed %d: two runs differ", seed)
 	}
 }
 
-// randomRun is one run of randomDecisions; it returns the running jobs after
-// every decision.
-func randomRun(t *testing.T, seed uint64) [][]string {
+// randomRun is one run of randomDecisions, with the snapshot's jobs
+// shuffled before some decisions if shuffle is set; it returns the running
+// jobs after every decision.
+func randomRun(t *testing.T, seed uint64, shuffle bool) [][]string {
 	kinds := []string{"unit", "r4", "r2", "r15", "r125", "vonly", "pk"}
 	rng := rand.New(rand.NewPCG(seed, 99))
 	var srv []models.Server
@@ -75,7 +89,13 @@ func randomRun(t *testing.T, seed uint64) [][]string {
 	}
 	arrive(10 + rng.IntN(20))
 	var trace [][]string
+	mix := func() {
+		if shuffle && rng.IntN(3) == 0 {
+			rng.Shuffle(len(d.jobs), func(a, b int) { d.jobs[a], d.jobs[b] = d.jobs[b], d.jobs[a] })
+		}
+	}
 	for q := range 30 {
+		mix()
 		d.quantum(q)
 		trace = append(trace, d.running())
 		for range rng.IntN(3) {
@@ -84,6 +104,7 @@ func randomRun(t *testing.T, seed uint64) [][]string {
 			}
 		}
 		arrive(rng.IntN(4))
+		mix()
 		d.decide(float64(q)*round.Seconds() + 100)
 		trace = append(trace, d.running())
 	}

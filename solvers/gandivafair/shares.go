@@ -2,6 +2,7 @@ package gandivafair
 
 import (
 	"math"
+	"slices"
 
 	"fairbench/models"
 )
@@ -33,17 +34,9 @@ func matrix(rows, cols int) [][]float64 {
 // trading, the market's trades (package comment, steps 1 and 2).
 func (st *state) shares(s *models.Snapshot, trading bool) *decision {
 	nU, nT := len(st.users), len(st.types)
-	for u := range st.byUser {
-		st.byUser[u] = st.byUser[u][:0]
-	}
-	d := &decision{demand: make([]float64, nU), runnable: matrix(nU, nT), userJobs: st.byUser}
-	for _, j := range st.active {
-		g := float64(j.gang)
-		d.demand[j.user] += g
-		for _, k := range j.can {
-			d.runnable[j.user][k] += g
-		}
-		d.userJobs[j.user] = append(d.userJobs[j.user], j)
+	d := &decision{demand: slices.Clone(st.demand), runnable: matrix(nU, nT), userJobs: st.byUser}
+	for u := range d.runnable {
+		copy(d.runnable[u], st.runnable[u])
 	}
 	st.measureSpeeds(d)
 	d.before = WaterFillTypes(st.capacities(), st.weights(), d.demand, d.runnable)

@@ -28,16 +28,28 @@ type state struct {
 	cmin  []float64 // per type: the central minimum pass at the start of this decision
 
 	jobs   map[models.JobID]*job
-	active []*job   // this decision's jobs, in snapshot order
-	prev   []*job   // the previous decision's jobs (a spare slice between decisions)
-	taken  []bool   // gpus' work space: per GPU, assigned in this decision
-	byUser [][]*job // shares' work space: per user, its active jobs
-	dirty  []bool   // per user: its jobs or what is known of them changed since the last decision
-	got    [][]int  // gpus' work space: per active job, its GPUs
+	active []*job  // this decision's jobs, in snapshot order
+	prev   []*job  // the previous decision's jobs (a spare slice between decisions)
+	taken  []bool  // gpus' work space: per GPU, assigned in this decision
+	dirty  []bool  // per user: its jobs or what is known of them changed since the last decision
+	got    [][]int // gpus' work space: per active job, its GPUs
 
-	lastR [][]float64 // [user][pair]: last known speedup, NaN when never known
-	lastS [][]float64 // [user][type]: last known per-GPU throughput, NaN when never known
-	lastD *decision   // the last decision's shares and trades
+	// Kept by sync as jobs arrive and finish, and by home as they are
+	// homed, so that a decision need not walk the active jobs for them
+	// (sums of gangs: whole numbers, exact in any order):
+	byUser   [][]*job    // per user, its active jobs in snapshot order
+	demand   []float64   // [u] Σ gang of u's active jobs
+	runnable [][]float64 // [u][k] Σ gang of u's active jobs that can run on k
+	homed    [][]float64 // [u][k] Σ gang of u's active jobs homed on k
+	fresh    []*job      // sync's work space: the jobs it met for the first time
+	gone     []bool      // sync's work space: per user, a job of it finished
+	reorder  bool        // byUser must be rebuilt from active (a sync stopped early)
+
+	lastR  [][]float64 // [user][pair]: last known speedup, NaN when never known
+	lastS  [][]float64 // [user][type]: last known per-GPU throughput, NaN when never known
+	lastD  *decision   // the last decision's shares and trades
+	mins   minima      // retick's work space
+	movers movers      // moveTypes' work space
 
 	decided bool
 	last    time.Duration
@@ -179,6 +191,10 @@ func newState(s *models.Snapshot, p *GandivaFair) *state {
 	}
 	st.byUser = make([][]*job, len(s.Users))
 	st.dirty = make([]bool, len(s.Users))
+	st.gone = make([]bool, len(s.Users))
+	st.demand = make([]float64, len(s.Users))
+	st.runnable = matrix(len(s.Users), nT)
+	st.homed = matrix(len(s.Users), nT)
 	st.rep.init(len(s.Users), nT)
 	return st
 }
@@ -223,9 +239,13 @@ func (st *state) sync(s *models.Snapshot, oracle bool) error {
 	}
 	// The previous decision's jobs, in its snapshot order, are met again in
 	// this snapshot's order: a job found where the last one found ended
-	// needs no lookup.
+	// needs no lookup. ordered stays true while the jobs met again come in
+	// the previous order and before every new one (the simulator's snapshots
+	// do: jobs in arrival order), so that the users' job lists need only
+	// lose the finished jobs and gain the new ones.
 	st.prev, st.active = st.active, st.prev[:0]
-	next := 0
+	fresh := st.fresh[:0]
+	next, lastPos, ordered := 0, -1, !st.reorder
 	for i := range s.Jobs {
 		j := &s.Jobs[i]
 		var js *job
@@ -234,11 +254,12 @@ func (st *state) sync(s *models.Snapshot, oracle bool) error {
 		} else {
 			js = st.jobs[j.ID]
 		}
-		fresh := js == nil
-		if fresh {
+		isNew := js == nil
+		if isNew {
 			u, ok := st.userIdx[j.User]
 			if !ok {
 				st.keepUnmet()
+				st.fresh = fresh[:0]
 				return fmt.Errorf("%s: job %d: unknown user %q", st.p.name, j.ID, j.User)
 			}
 			js = &job{id: j.ID, user: u, gang: j.Gang, typ: -1, srv: -1,
@@ -251,25 +272,26 @@ func (st *state) sync(s *models.Snapshot, oracle bool) error {
 				}
 			}
 			st.jobs[j.ID] = js
+			st.count(js, 1)
+			fresh = append(fresh, js)
 			if !st.decided && j.Running() {
 				js.last, js.lastTyp = slices.Sorted(slices.Values(j.LastGPUs)), slices.Index(st.types, j.LastType)
 				if js.lastTyp < 0 {
 					js.last = nil
 				}
 			}
-		} else if js.seen == st.gen-1 {
-			next = js.pos + 1
-		}
-		// Received grows only while a job runs: a job that neither the
-		// policy nor the snapshot has running learnt nothing new since the
-		// last decision.
-		learnt := fresh
-		if !oracle && (fresh || js.running() || j.Running()) {
-			for k, g := range st.types {
-				if !js.known[k] && j.Received[g] > 0 {
-					js.known[k], learnt = true, true
-				}
+		} else {
+			if js.seen == st.gen-1 {
+				next = js.pos + 1
 			}
+			if len(fresh) > 0 || js.seen != st.gen-1 || js.pos <= lastPos {
+				ordered = false
+			}
+			lastPos = js.pos
+		}
+		learnt := isNew
+		if !oracle {
+			learnt = st.learnt(js, j, isNew) || learnt
 		}
 		if learnt {
 			js.learn(st.pairs)
@@ -286,10 +308,31 @@ func (st *state) sync(s *models.Snapshot, oracle bool) error {
 	for _, js := range st.prev {
 		if js.seen != st.gen {
 			delete(st.jobs, js.id)
-			st.dirty[js.user] = true
+			st.dirty[js.user], st.gone[js.user] = true, true
+			st.count(js, -1)
 		}
 	}
 	clear(st.prev)
+	if ordered {
+		for u, g := range st.gone {
+			if g {
+				st.byUser[u] = slices.DeleteFunc(st.byUser[u], func(js *job) bool { return js.seen != st.gen })
+			}
+		}
+		for _, js := range fresh {
+			st.byUser[js.user] = append(st.byUser[js.user], js)
+		}
+	} else {
+		for u := range st.byUser {
+			st.byUser[u] = st.byUser[u][:0]
+		}
+		for _, js := range st.active {
+			st.byUser[js.user] = append(st.byUser[js.user], js)
+		}
+	}
+	clear(st.gone)
+	clear(fresh)
+	st.fresh, st.reorder = fresh[:0], false
 	for i := range st.srv {
 		st.srv[i].members = st.srv[i].members[:0]
 	}
@@ -308,10 +351,56 @@ func (st *state) sync(s *models.Snapshot, oracle bool) error {
 	return nil
 }
 
+// learnt marks the types on which the scheduler now knows js's throughput
+// (JobState.Received > 0, measured profiling) and reports whether there was
+// one. Received grows only while a job runs, and only on the type it runs
+// on: a job the policy placed (js.last, on js.lastTyp) or the snapshot has
+// running (on j.LastType) can have been measured only there since the last
+// decision, which looked at every type it had run on before. A new job is
+// looked at on every type.
+func (st *state) learnt(js *job, j *models.JobState, isNew bool) bool {
+	learn := func(k int) bool {
+		if k < 0 || js.known[k] || j.Received.On(st.types[k]) <= 0 {
+			return false
+		}
+		js.known[k] = true
+		return true
+	}
+	if isNew {
+		any := false
+		for k := range st.types {
+			any = learn(k) || any
+		}
+		return any
+	}
+	any := false
+	if js.running() {
+		any = learn(js.lastTyp)
+	}
+	if j.Running() && (!js.running() || j.LastType != st.types[js.lastTyp]) {
+		any = learn(slices.Index(st.types, j.LastType)) || any
+	}
+	return any
+}
+
+// count adds (sign 1) or takes away (sign −1) js's gang from its user's
+// totals: demand, runnable and, once homed, homed.
+func (st *state) count(js *job, sign float64) {
+	g := sign * float64(js.gang)
+	st.demand[js.user] += g
+	for _, k := range js.can {
+		st.runnable[js.user][k] += g
+	}
+	if js.typ >= 0 {
+		st.homed[js.user][js.typ] += g
+	}
+}
+
 // keepUnmet adds to the active list the last decision's jobs this sync has
 // not met, when it stops early, so that the next sync still finds every job
 // the state holds among its previous jobs.
 func (st *state) keepUnmet() {
+	st.reorder = true
 	for _, js := range st.prev {
 		if js.seen != st.gen {
 			st.active = append(st.active, js)

@@ -58,8 +58,10 @@ const levelSlack = 1e-9
 // they reach their caps, and the largest k such that the first k can sit at
 // their caps while the others rise to the k-th of those t is found by
 // bisection, each step one LP (maximise s ∈ [0, 1] with every unsaturated job
-// at L_j + s·(target_j − L_j); reachable when s = 1); then one LP maximises t
-// below the next cap with the first k at their caps. A job at its cap keeps
+// at L_j + s·(target_j − L_j); reachable when s = 1), after the test of k =
+// 1 when the previous step 1 found k = 0 (one LP then settles k = 0, the
+// usual answer on a loaded cluster); then one LP maximises t below the next
+// cap with the first k at their caps. A job at its cap keeps
 // its fastest type's time as a bound on its variables from then on.
 //
 // Step 2 differs from Gavel, which solves a MILP: maximise the number of
@@ -85,6 +87,9 @@ type Hierarchical struct {
 	base
 	normaliser string
 	slack      float64
+	// capless is whether the last step 1 that solved a level LP found no
+	// class able to reach its cap (k = 0): the next one tests k = 1 first.
+	capless bool
 }
 
 // NewHierarchical builds gavel-hierarchical from HierarchicalOptions.
@@ -245,6 +250,24 @@ func (w *waterFill) raise(open []int, rate []float64, iter int) (bool, error) {
 	if cold {
 		w.basis = lp.Basis{}
 	}
+	k1 := false // k = 1 is known reachable
+	if k > 1 && w.p.capless {
+		// On a loaded cluster no class reaches its cap (k = 0, the answer
+		// of nearly every iteration at 20,000 jobs): one LP tells, where
+		// the test of them all and the bisection below take log₂ k + 2.
+		// Which comes first changes the LPs solved, not k.
+		ok, m, v, err := w.p.capsReachable(w.run, w.in, w.classes, w.wf, open, 1, reach, rate, iter, &w.basis)
+		if err != nil || m == nil {
+			return false, err
+		}
+		if !ok {
+			if w.final == nil {
+				w.final, w.shares = m, v
+			}
+			return w.raiseTo(open, 0, reach, rate, iter)
+		}
+		k1 = true
+	}
 	ok, m, v, err := w.p.capsReachable(w.run, w.in, w.classes, w.wf, open, k, reach, rate, iter, &w.basis)
 	if err != nil || m == nil {
 		return false, err
@@ -260,12 +283,23 @@ func (w *waterFill) raise(open []int, rate []float64, iter int) (bool, error) {
 			// A feasible allocation already, should the LPs below fail.
 			w.final, w.shares = m, v
 		}
-		if k, err = w.reachableCaps(open, reach, rate, iter, &w.basis); err != nil {
+		if k, err = w.reachableCaps(open, reach, rate, iter, k1, &w.basis); err != nil {
 			return false, err
 		}
-		if m, v, err = w.level(open, k, reach, rate, iter); err != nil || m == nil {
-			return false, err
-		}
+		return w.raiseTo(open, k, reach, rate, iter)
+	}
+	w.p.capless = false
+	w.settle(open, k, m, v)
+	return true, nil
+}
+
+// raiseTo holds the first k open classes at their caps, raises the others
+// by the level LP and settles the result.
+func (w *waterFill) raiseTo(open []int, k int, reach, rate []float64, iter int) (bool, error) {
+	w.p.capless = k == 0
+	m, v, err := w.level(open, k, reach, rate, iter)
+	if err != nil || m == nil {
+		return false, err
 	}
 	w.settle(open, k, m, v)
 	return true, nil
@@ -276,8 +310,11 @@ func (w *waterFill) raise(open []int, rate []float64, iter int) (bool, error) {
 // the k-th reach. Only each LP's optimal value counts, which a warm start
 // (from warm, the basis of the previous LP of the same shape) leaves as it
 // is, so the LPs are warm-started.
-func (w *waterFill) reachableCaps(open []int, reach, rate []float64, iter int, warm *lp.Basis) (int, error) {
+func (w *waterFill) reachableCaps(open []int, reach, rate []float64, iter int, k1 bool, warm *lp.Basis) (int, error) {
 	lo, hi := 0, len(open) // k = 0 is reachable: the current levels are.
+	if k1 {
+		lo = 1 // and so is k = 1 (raise tested it)
+	}
 	for hi-lo > 1 {
 		mid := (lo + hi) / 2
 		ok, m, _, err := w.p.capsReachable(w.run, w.in, w.classes, w.wf, open, mid, reach, rate, iter, warm)

@@ -343,3 +343,79 @@ func TestInteriorArrowMatchesDense(t *testing.T) {
 		}
 	}
 }
+
+// The guard on a claimed optimum: x ≥ 0, x + y ≤ 1. (0.5, 0.5) lies on the
+// row (activity 1); (0.6, 0.6) exceeds it by 0.2, far above 1e-6·(1 + 1 +
+// 1.2); y = −0.1 breaks y's bound by 0.1 > 1e-6·(1 + 0).
+func TestInteriorInfeasibilityGuard(t *testing.T) {
+	p := &Problem{Sense: Maximize, Vars: nonnegVars(2, 1, 1), Rows: []Row{{Name: "cap", Coefs: []Term{{0, 1}, {1, 1}}, Lower: -inf, Upper: 1}}}
+	if v := infeasibility(p, []float64{0.5, 0.5}); v != "" {
+		t.Errorf("(0.5, 0.5): %s", v)
+	}
+	if v := infeasibility(p, []float64{0.5, 0.5 + 1e-7}); v != "" {
+		t.Errorf("(0.5, 0.5+1e-7), within the tolerance: %s", v)
+	}
+	if v := infeasibility(p, []float64{0.6, 0.6}); v == "" {
+		t.Error("(0.6, 0.6) passes")
+	}
+	if v := infeasibility(p, []float64{0.5, -0.1}); v == "" {
+		t.Error("(0.5, -0.1) passes")
+	}
+	if v := infeasibility(p, []float64{math.NaN(), 0}); v == "" {
+		t.Error("NaN passes")
+	}
+}
+
+// When the structured factorisation answers wrongly (here its blocks'
+// inverses are spoilt, as a Sherman–Morrison–Woodbury cancellation spoils
+// its answers on some LPs), normalSolve notices the residual, factors the
+// matrix densely and still solves the system; the solve then stays dense.
+func TestInteriorArrowFallsBackToDense(t *testing.T) {
+	r := rand.New(rand.NewPCG(4, 4))
+	tput, gang, _ := randomMaxMin(r, 40)
+	ones := make([]float64, 40)
+	for i := range ones {
+		ones[i] = 1
+	}
+	p, _ := maxMin(tput, gang, []float64{10, 10, 13}, ones)
+	q, err := newIPMProblem(p, Copies{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	q.equilibrate()
+	k, err := q.start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if k.layout == nil {
+		t.Fatal("the test LP does not use the structured factorisation")
+	}
+	d2 := make([]float64, len(q.rows))
+	for i := range d2 {
+		d2[i] = 1 + float64(i%7)
+	}
+	if err := k.factor(q, d2); err != nil {
+		t.Fatal(err)
+	}
+	for i := range k.arrow.inv {
+		k.arrow.inv[i] *= 3
+	}
+	rhs := make([]float64, len(q.c))
+	for j := range rhs {
+		rhs[j] = r.NormFloat64()
+	}
+	x := k.normalSolve(q, rhs, make([]float64, len(q.c)))
+	if k.layout != nil || k.fact != normalFactor(k.dense) {
+		t.Fatal("normalSolve kept the spoilt factorisation")
+	}
+	// N·x = GᵀΩD⁻²G·x must give rhs back.
+	gx := q.g(x)
+	for i := range gx {
+		gx[i] /= d2[i]
+	}
+	for j, v := range q.gtOmega(gx) {
+		if math.Abs(v-rhs[j]) > 1e-9*(1+math.Abs(rhs[j])) {
+			t.Fatalf("entry %d: N·x = %v, rhs %v", j, v, rhs[j])
+		}
+	}
+}

@@ -4,6 +4,9 @@ import (
 	"errors"
 	"math"
 
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/lapack/lapack64"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -186,39 +189,59 @@ func factorDense(q *ipmProblem, d2 []float64, f *denseFactor) (*denseFactor, err
 	return f, nil
 }
 
-// arrowFactor is N factored by its layout.
+// arrowFactor is N factored by its layout. Everything lives in flat
+// arrays, block after block, and is kept from one factorisation to the next
+// (the layout, and so every size, is the same throughout a solve): the
+// policies' blocks have three or four variables, where a call per block
+// and per entry would cost more than the arithmetic.
 type arrowFactor struct {
 	l      *arrowLayout
-	n      int
-	blocks []chol      // B_b
-	e      [][]float64 // E_b, row-major: len(block)×len(border)
-	binvE  [][]float64 // B_b⁻¹·E_b, same shape
-	schur  chol        // F − EᵀB⁻¹E
-	// Work space kept from one factorisation to the next: the blocks and
-	// the border before factoring.
-	bs     []*mat.SymDense
-	border *mat.SymDense
-	u      [][]float64 // columns of U
-	hinvU  [][]float64 // arrow⁻¹·U
-	smw    chol        // I + Uᵀ·arrow⁻¹·U
-	// Work space of arrowSolve: B_b⁻¹·r_b for every block, one slice.
-	binvR []float64
-	start []int     // where block b's part of binvR starts
+	n, nb  int
+	start  []int     // block b's variables are entries start[b]:start[b+1] of the blocks' vectors
+	uStart []int     // block b's matrix (then its factor U) is u[uStart[b]:], len(block)² row-major
+	u      []float64 // B_b, then its Cholesky factor U_b (B_b = U_bᵀU_b), upper triangle
+	inv    []float64 // B_b⁻¹, whole (same layout as u): a block's solve is a product
+	e      []float64 // E_b, row-major len(block)×nb, at start[b]·nb
+	binvE  []float64 // B_b⁻¹·E_b, same layout
+	border []float64 // F, then its Schur complement F − EᵀB⁻¹E (nb×nb, upper triangle)
+	schur  chol
+	// illCond: some block's condition number exceeds what gonum's solve
+	// accepts (mat.ConditionTolerance); its solves then fail, as the dense
+	// path's do.
+	illCond bool
+	// pairs are the local rows' contributions to N: row, target entry (in
+	// u, e or border, offset by the sections' starts: see accumulate) and
+	// the product of the two coefficients.
+	pairs []arrowPair
+	rowAt []int // pairs of local row l.local[k] are pairs[rowAt[k]:rowAt[k+1]]
+	// The wide rows' Sherman–Morrison–Woodbury correction.
+	u2    [][]float64 // columns of U
+	hinvU [][]float64 // arrow⁻¹·U
+	smw   chol        // I + Uᵀ·arrow⁻¹·U
+	smwM  *mat.SymDense
+	// Work space.
+	binvR []float64 // B_b⁻¹·r_b for every block
 	rg    []float64 // the border's part
 	y     []float64 // solve's answer
 	uy    []float64 // Uᵀ·y
-	col   []float64 // factorBlock's column
-	smwM  *mat.SymDense
+	schM  *mat.SymDense
+	norms []float64 // per block: ‖B_b‖∞ (for the condition check)
+}
+
+// arrowPair is one product of two terms of a local row.
+type arrowPair struct {
+	at   int32
+	prod float64
 }
 
 // factorArrow forms and factors N by the layout l, in the memory of f (a
 // factor of an earlier scaling by the same layout, or nil).
 func factorArrow(q *ipmProblem, l *arrowLayout, d2 []float64, f *arrowFactor) (*arrowFactor, error) {
 	if f == nil || f.l != l {
-		f = &arrowFactor{l: l, n: len(q.c)}
+		f = newArrowFactor(q, l)
 	}
-	bs, border := f.accumulate(q, d2)
-	if err := f.factorBlocks(bs, border); err != nil {
+	f.accumulate(q, d2)
+	if err := f.factorBlocks(); err != nil {
 		return nil, err
 	}
 	if err := f.factorWide(q, d2); err != nil {
@@ -227,108 +250,213 @@ func factorArrow(q *ipmProblem, l *arrowLayout, d2 []float64, f *arrowFactor) (*
 	return f, nil
 }
 
-// accumulate sums the local rows into the blocks B_b, the border parts E_b
-// (into f.e) and F (the returned border matrix).
-func (f *arrowFactor) accumulate(q *ipmProblem, d2 []float64) ([]*mat.SymDense, *mat.SymDense) {
-	l, nb := f.l, len(f.l.border)
-	if f.bs == nil {
-		f.bs = make([]*mat.SymDense, len(l.blocks))
-		f.e = make([][]float64, len(l.blocks))
-		for b, vars := range l.blocks {
-			f.bs[b] = mat.NewSymDense(len(vars), nil)
-			f.e[b] = make([]float64, len(vars)*nb)
-		}
-		f.border = mat.NewSymDense(max(nb, 1), nil)
-	} else {
-		for b := range l.blocks {
-			clear(f.bs[b].RawSymmetric().Data)
-			clear(f.e[b])
-		}
-		clear(f.border.RawSymmetric().Data)
+// newArrowFactor sizes the work space of l and lists the local rows' pairs
+// of terms with the entry of N each adds to: blocks' matrices first, then
+// the E parts, then the border.
+func newArrowFactor(q *ipmProblem, l *arrowLayout) *arrowFactor {
+	nb := len(l.border)
+	f := &arrowFactor{l: l, n: len(q.c), nb: nb, start: make([]int, len(l.blocks)+1), uStart: make([]int, len(l.blocks)+1)}
+	for b, vars := range l.blocks {
+		f.start[b+1] = f.start[b] + len(vars)
+		f.uStart[b+1] = f.uStart[b] + len(vars)*len(vars)
 	}
-	bs, border := f.bs, f.border
+	nu, ne := f.uStart[len(l.blocks)], f.start[len(l.blocks)]*nb
+	f.u, f.inv = make([]float64, nu), make([]float64, nu)
+	f.e, f.binvE = make([]float64, ne), make([]float64, ne)
+	f.border = make([]float64, max(nb, 1)*max(nb, 1))
+	f.binvR, f.rg, f.y = make([]float64, f.start[len(l.blocks)]), make([]float64, max(nb, 1)), make([]float64, f.n)
+	f.norms = make([]float64, len(l.blocks))
+	f.rowAt = make([]int, 0, len(l.local)+1)
 	for _, i := range l.local {
-		w := q.w[i] / d2[i]
+		f.rowAt = append(f.rowAt, len(f.pairs))
 		r := q.rows[i]
 		for a, ta := range r {
 			for _, tb := range r[a:] {
-				v := w * ta.Coef * tb.Coef
 				ba, bb := l.block[ta.Var], l.block[tb.Var]
 				pa, pb := l.where[ta.Var], l.where[tb.Var]
+				var at int
 				switch {
 				case ba >= 0 && bb >= 0: // same block (a local row touches one)
-					addSym(bs[ba], pa, pb, v)
+					k := len(l.blocks[ba])
+					at = f.uStart[ba] + min(pa, pb)*k + max(pa, pb)
 				case ba >= 0:
-					f.e[ba][pa*nb+pb] += v
+					at = nu + (f.start[ba]+pa)*nb + pb
 				case bb >= 0:
-					f.e[bb][pb*nb+pa] += v
+					at = nu + (f.start[bb]+pb)*nb + pa
 				default:
-					addSym(border, pa, pb, v)
+					at = nu + ne + min(pa, pb)*nb + max(pa, pb)
 				}
+				f.pairs = append(f.pairs, arrowPair{at: int32(at), prod: ta.Coef * tb.Coef})
 			}
 		}
 	}
-	return bs, border
+	f.rowAt = append(f.rowAt, len(f.pairs))
+	return f
+}
+
+// accumulate sums the local rows into the blocks B_b, the border parts E_b
+// and F.
+func (f *arrowFactor) accumulate(q *ipmProblem, d2 []float64) {
+	clear(f.u)
+	clear(f.e)
+	clear(f.border)
+	nu, ne := len(f.u), len(f.e)
+	for k, i := range f.l.local {
+		w := q.w[i] / d2[i]
+		for _, p := range f.pairs[f.rowAt[k]:f.rowAt[k+1]] {
+			v := w * p.prod
+			switch at := int(p.at); {
+			case at < nu:
+				f.u[at] += v
+			case at < nu+ne:
+				f.e[at-nu] += v
+			default:
+				f.border[at-nu-ne] += v
+			}
+		}
+	}
 }
 
 // factorBlocks factors every block, forms B_b⁻¹·E_b, and factors the
 // border's Schur complement F − Σ_b E_bᵀ·B_b⁻¹·E_b.
-func (f *arrowFactor) factorBlocks(bs []*mat.SymDense, border *mat.SymDense) error {
-	l, nb := f.l, len(f.l.border)
-	if f.blocks == nil {
-		f.blocks = make([]chol, len(l.blocks))
-		f.binvE = make([][]float64, len(l.blocks))
-	}
-	for b, vars := range l.blocks {
-		if err := f.factorBlock(b, bs[b]); err != nil {
-			return err
+func (f *arrowFactor) factorBlocks() error {
+	nb := f.nb
+	f.illCond = false
+	for b := range f.l.blocks {
+		k := f.start[b+1] - f.start[b]
+		u := f.u[f.uStart[b]:f.uStart[b+1]]
+		ridgeFlat(u, k)
+		norm := symNormFlat(u, k)
+		if !cholFlat(u, k) {
+			return errors.New("normal equations: a block is not positive definite")
+		}
+		if illConditioned(u, k, norm) {
+			f.illCond = true
+		}
+		inv := f.inv[f.uStart[b]:f.uStart[b+1]]
+		clear(inv)
+		for i := 0; i < k; i++ {
+			inv[i*k+i] = 1
+			solveFlatStrided(u, k, inv[i:], k)
+		}
+		e := f.e[f.start[b]*nb : f.start[b+1]*nb]
+		be := f.binvE[f.start[b]*nb : f.start[b+1]*nb]
+		copy(be, e)
+		for g := 0; g < nb; g++ {
+			solveFlatStrided(u, k, be[g:], nb)
 		}
 		for g := 0; g < nb; g++ {
 			for h := g; h < nb; h++ {
 				s := 0.0
-				for k := range vars {
-					s += f.e[b][k*nb+g] * f.binvE[b][k*nb+h]
+				for r := 0; r < k; r++ {
+					s += e[r*nb+g] * be[r*nb+h]
 				}
-				addSym(border, g, h, -s)
+				f.border[g*nb+h] -= s
 			}
 		}
 	}
 	if nb == 0 {
 		return nil
 	}
-	addRidge(border, nb)
-	if ok := f.schur.factorize(border); !ok {
+	if f.schM == nil {
+		f.schM = mat.NewSymDense(nb, nil)
+	}
+	raw := f.schM.RawSymmetric()
+	for g := 0; g < nb; g++ {
+		copy(raw.Data[g*raw.Stride+g:g*raw.Stride+nb], f.border[g*nb+g:g*nb+nb])
+	}
+	addRidge(f.schM, nb)
+	if ok := f.schur.factorize(f.schM); !ok {
 		return errors.New("normal equations: the border is not positive definite")
 	}
 	return nil
 }
 
-// factorBlock factors block b and forms B_b⁻¹·E_b.
-func (f *arrowFactor) factorBlock(b int, m *mat.SymDense) error {
-	vars, nb := f.l.blocks[b], len(f.l.border)
-	addRidge(m, len(vars))
-	if ok := f.blocks[b].factorize(m); !ok {
-		return errors.New("normal equations: a block is not positive definite")
+// ridgeFlat adds ridge(largest diagonal entry) to the diagonal of the k×k
+// row-major matrix a.
+func ridgeFlat(a []float64, k int) {
+	maxDiag := 0.0
+	for i := 0; i < k; i++ {
+		maxDiag = math.Max(maxDiag, math.Abs(a[i*k+i]))
 	}
-	if f.binvE[b] == nil {
-		f.binvE[b] = make([]float64, len(vars)*nb)
+	for i := 0; i < k; i++ {
+		a[i*k+i] += ridge(maxDiag)
 	}
-	if cap(f.col) < len(vars) {
-		f.col = make([]float64, maxBlock)
-	}
-	col := f.col[:len(vars)]
-	for g := 0; g < nb; g++ {
-		for k := range vars {
-			col[k] = f.e[b][k*nb+g]
+}
+
+// symNormFlat is the infinity norm of the symmetric k×k matrix whose upper
+// triangle is a (row-major).
+func symNormFlat(a []float64, k int) float64 {
+	norm := 0.0
+	for i := 0; i < k; i++ {
+		s := 0.0
+		for j := 0; j < k; j++ {
+			s += math.Abs(a[min(i, j)*k+max(i, j)])
 		}
-		if !f.blocks[b].solveInPlace(col) {
-			return errors.New("normal equations: a block solve failed")
+		norm = math.Max(norm, s)
+	}
+	return norm
+}
+
+// cholFlat factors the symmetric k×k matrix whose upper triangle is a
+// (row-major) in place into U, UᵀU = a; false when a is not positive
+// definite.
+func cholFlat(a []float64, k int) bool {
+	for j := 0; j < k; j++ {
+		s := a[j*k+j]
+		for r := 0; r < j; r++ {
+			s -= a[r*k+j] * a[r*k+j]
 		}
-		for k := range vars {
-			f.binvE[b][k*nb+g] = col[k]
+		if !(s > 0) {
+			return false
+		}
+		d := math.Sqrt(s)
+		a[j*k+j] = d
+		inv := 1 / d
+		for i := j + 1; i < k; i++ {
+			s := a[j*k+i]
+			for r := 0; r < j; r++ {
+				s -= a[r*k+j] * a[r*k+i]
+			}
+			a[j*k+i] = s * inv
 		}
 	}
-	return nil
+	return true
+}
+
+// illConditioned reports whether the matrix of Cholesky factor u (k×k,
+// row-major) and infinity norm norm has a condition number above
+// mat.ConditionTolerance, as gonum's solve decides it (its estimate, where
+// the cheap bound of chol.condBound does not already settle it).
+func illConditioned(u []float64, k int, norm float64) bool {
+	c := chol{u: u, n: k, work: make([]float64, 0)}
+	var work [2 * maxBlock]float64
+	c.work = work[:2*k]
+	if c.condBound(norm) <= mat.ConditionTolerance/condMargin {
+		return false
+	}
+	w, iw := make([]float64, 3*k), make([]int, k)
+	sym := blas64.Symmetric{Uplo: blas.Upper, N: k, Stride: k, Data: u}
+	return 1/lapack64.Pocon(sym, norm, w, iw) > mat.ConditionTolerance
+}
+
+// solveFlatStrided overwrites x (entries 0, inc, 2·inc, …) with
+// (UᵀU)⁻¹·x for the k×k upper factor u.
+func solveFlatStrided(u []float64, k int, x []float64, inc int) {
+	for i := 0; i < k; i++ { // Uᵀy = x
+		s := x[i*inc]
+		for r := 0; r < i; r++ {
+			s -= u[r*k+i] * x[r*inc]
+		}
+		x[i*inc] = s / u[i*k+i]
+	}
+	for i := k - 1; i >= 0; i-- { // U·z = y
+		s := x[i*inc]
+		for r := i + 1; r < k; r++ {
+			s -= u[i*k+r] * x[r*inc]
+		}
+		x[i*inc] = s / u[i*k+i]
+	}
 }
 
 // addRidge adds ridge(largest diagonal entry) to the diagonal of m's first
@@ -350,33 +478,30 @@ func (f *arrowFactor) factorWide(q *ipmProblem, d2 []float64) error {
 	if nu == 0 {
 		return nil
 	}
-	if f.u == nil {
-		f.u = make([][]float64, nu)
+	if f.u2 == nil {
+		f.u2 = make([][]float64, nu)
 		f.hinvU = make([][]float64, nu)
-		for k := range f.u {
-			f.u[k], f.hinvU[k] = make([]float64, f.n), make([]float64, f.n)
+		for k := range f.u2 {
+			f.u2[k], f.hinvU[k] = make([]float64, f.n), make([]float64, f.n)
 		}
+		f.uy = make([]float64, nu)
+		f.smwM = mat.NewSymDense(nu, nil)
 	}
 	for k, i := range f.l.wide {
 		s := math.Sqrt(q.w[i] / d2[i])
-		u := f.u[k]
+		u := f.u2[k]
 		clear(u)
 		for _, t := range q.rows[i] {
 			u[t.Var] += s * t.Coef
 		}
-		hu, ok := f.arrowSolve(f.hinvU[k], u)
-		if !ok {
+		if !f.arrowSolve(f.hinvU[k], u) {
 			return errors.New("normal equations: arrow solve failed")
 		}
-		f.hinvU[k] = hu
-	}
-	if f.smwM == nil {
-		f.smwM = mat.NewSymDense(nu, nil)
 	}
 	m := f.smwM
 	for a := 0; a < nu; a++ {
 		for b := a; b < nu; b++ {
-			v := dot(f.u[a], f.hinvU[b])
+			v := dot(f.u2[a], f.hinvU[b])
 			if a == b {
 				v++
 			}
@@ -390,72 +515,63 @@ func (f *arrowFactor) factorWide(q *ipmProblem, d2 []float64) error {
 }
 
 // arrowSolve solves the arrow part, B·y_L + E·y_G = r_L, Eᵀ·y_L + F·y_G =
-// r_G, into out (every entry written) and returns it.
-func (f *arrowFactor) arrowSolve(out, rhs []float64) ([]float64, bool) {
-	l, nb := f.l, len(f.l.border)
-	if f.start == nil {
-		f.start = make([]int, len(l.blocks)+1)
-		for b, vars := range l.blocks {
-			f.start[b+1] = f.start[b] + len(vars)
-		}
-		f.binvR = make([]float64, f.start[len(l.blocks)])
-	}
-	if f.rg == nil {
-		f.rg = make([]float64, nb)
-	}
-	rg := f.rg
+// r_G, into out (every entry written); false when a factor is
+// ill-conditioned.
+func (f *arrowFactor) arrowSolve(out, rhs []float64) bool {
+	l, nb := f.l, f.nb
+	rg := f.rg[:nb]
 	for g, j := range l.border {
 		rg[g] = rhs[j]
 	}
 	for b, vars := range l.blocks {
-		r := f.binvR[f.start[b]:f.start[b+1]]
-		for k, j := range vars {
-			r[k] = rhs[j]
+		k := len(vars)
+		r := f.binvR[f.start[b] : f.start[b]+k]
+		inv := f.inv[f.uStart[b]:f.uStart[b+1]]
+		for i := range r {
+			s := 0.0
+			for c, j := range vars {
+				s += inv[i*k+c] * rhs[j]
+			}
+			r[i] = s
 		}
-		if !f.blocks[b].solveInPlace(r) {
-			return nil, false
-		}
-		for g := 0; g < nb; g++ {
-			for k := range vars {
-				rg[g] -= f.e[b][k*nb+g] * r[k]
+		e := f.e[f.start[b]*nb : f.start[b+1]*nb]
+		for i := range r {
+			for g := range rg {
+				rg[g] -= e[i*nb+g] * r[i]
 			}
 		}
 	}
-	yg := rg
-	if nb > 0 && !f.schur.solveInPlace(yg) {
-		return nil, false
+	if nb > 0 && !f.schur.solveInPlace(rg) {
+		return false
 	}
 	for g, j := range l.border {
-		out[j] = yg[g]
+		out[j] = rg[g]
 	}
 	for b, vars := range l.blocks {
-		r := f.binvR[f.start[b]:f.start[b+1]]
-		for k, j := range vars {
-			y := r[k]
-			for g := 0; g < nb; g++ {
-				y -= f.binvE[b][k*nb+g] * yg[g]
+		r := f.binvR[f.start[b] : f.start[b]+len(vars)]
+		be := f.binvE[f.start[b]*nb : f.start[b+1]*nb]
+		for i, j := range vars {
+			y := r[i]
+			for g := range rg {
+				y -= be[i*nb+g] * rg[g]
 			}
 			out[j] = y
 		}
 	}
-	return out, true
+	return !f.illCond
 }
 
 func (f *arrowFactor) solve(rhs []float64) ([]float64, bool) {
-	if len(f.y) != f.n {
-		f.y = make([]float64, f.n)
+	y := f.y
+	if !f.arrowSolve(y, rhs) {
+		return nil, false
 	}
-	y, ok := f.arrowSolve(f.y, rhs)
-	if !ok || len(f.u) == 0 {
-		return y, ok
-	}
-	nu := len(f.u)
-	if f.uy == nil {
-		f.uy = make([]float64, nu)
+	if len(f.u2) == 0 {
+		return y, true
 	}
 	uy := f.uy
-	for k := range f.u {
-		uy[k] = dot(f.u[k], y)
+	for k := range f.u2 {
+		uy[k] = dot(f.u2[k], y)
 	}
 	if !f.smw.solveInPlace(uy) {
 		return nil, false

@@ -1,0 +1,272 @@
+package fft
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"time"
+
+	"fairbench/solvers/lp"
+)
+
+// Branch and bound over the transportation relaxation.
+//
+// The round's program with the fill row at the relaxation's largest fill
+// (K(t) = LPFill, the usual case: the fast path reached it) has a
+// relaxation that lpRelaxation solves exactly, and so has every subproblem
+// that fixes jobs on types or keeps them out: fixing job j on type i takes
+// its gang off i's capacity and j out of the instance, and keeping it out
+// (or off one type) clears its OK flags. A subproblem's largest fill is at
+// most K(t) minus the fixed gangs (any of its flows plus the fixed jobs is
+// a flow of the whole relaxation), so it must reach exactly that, and its
+// relaxation's optimum is then its min-cost max-flow: the node's bound. The
+// search branches on a job the relaxation split, one child per type its
+// gang fits on plus one that keeps it out, depth first, the type holding
+// most of its GPUs first; it prunes a node whose bound is not below the
+// incumbent by more than optimalTol (relative), the tolerance by which the
+// fast path is declared optimal. The optimum is the same as CBC's within
+// that tolerance; among tied optima the incumbent (the fast path's
+// solution) is kept.
+
+// maxBranchNodes bounds the relaxations one search solves; a search that
+// reaches it hands the MIP to the backend (SolveExactFast).
+const maxBranchNodes = 200
+
+// searchEnd is how a search ended.
+type searchEnd int
+
+const (
+	searchProved searchEnd = iota // the incumbent is optimal
+	searchBudget                  // maxBranchNodes reached
+	searchLimit                   // the caller's node or time limit reached
+)
+
+// bbNode is a subproblem: jobs fixed on types (or kept out), the capacity
+// they leave, the flags of the jobs still free.
+type bbNode struct {
+	sub   *Instance
+	fixed []int // type per job, −1 free or out
+	cost  float64
+	fill  int
+	f     *flow // the relaxation, when already solved
+}
+
+// branchSearch is one search's state.
+type branchSearch struct {
+	in       *Instance
+	k        int
+	best     Solution
+	nodes    int
+	tol      float64   // a better solution beats the incumbent by more
+	budget   int       // maxBranchNodes (a test's smaller one)
+	limit    int       // the caller's node limit (0: none)
+	deadline time.Time // the caller's time limit (zero: none)
+	end      searchEnd
+}
+
+// branchAndBound solves in with the fill row at k = root.fill() (root being
+// in's relaxation) exactly, to within tol, starting from the incumbent inc
+// (a solution filling k; its Type may be nil when only its objective is
+// known), under o's node and time limits. It returns the best solution
+// found, how the search ended, and the relaxations it solved.
+func branchAndBound(in *Instance, root *flow, inc Solution, o lp.Options, budget int, tol float64) (Solution, searchEnd, int) {
+	s := &branchSearch{in: in, k: root.fill(), best: inc, tol: tol, budget: budget, limit: o.NodeLimit}
+	if o.TimeLimit > 0 {
+		s.deadline = time.Now().Add(o.TimeLimit)
+	}
+	fixed := make([]int, in.Jobs())
+	for j := range fixed {
+		fixed[j] = -1
+	}
+	s.visit(bbNode{sub: in, fixed: fixed, f: root})
+	return s.best, s.end, s.nodes
+}
+
+// pruned reports whether a bound cannot beat the incumbent.
+func (s *branchSearch) pruned(bound float64) bool {
+	return bound >= s.best.Objective-s.tol
+}
+
+// stop reports whether a limit ends the search before another node,
+// recording which.
+func (s *branchSearch) stop() bool {
+	switch {
+	case s.limit > 0 && s.nodes >= s.limit:
+		s.end = searchLimit
+	case s.nodes >= s.budget:
+		s.end = searchBudget
+	case !s.deadline.IsZero() && time.Now().After(s.deadline):
+		s.end = searchLimit
+	default:
+		return false
+	}
+	return true
+}
+
+// visit searches the subtree of nd; false when a limit ended the search.
+func (s *branchSearch) visit(nd bbNode) bool {
+	if s.stop() {
+		return false
+	}
+	s.nodes++
+	f := nd.f
+	if f == nil {
+		f = lpRelaxation(nd.sub)
+	}
+	need := s.k - nd.fill
+	if f.fill() < need {
+		return true // cannot fill K(t)
+	}
+	if s.pruned(nd.cost + f.bound(need)) {
+		return true
+	}
+	typ, split := f.round()
+	if len(split) == 0 {
+		for j, i := range nd.fixed {
+			if i >= 0 {
+				typ[j] = i
+			}
+		}
+		sol := Solution{Type: typ}
+		s.in.evaluate(&sol)
+		if sol.Fill >= s.k && sol.Objective < s.best.Objective {
+			s.best = sol
+		}
+		return true
+	}
+	j := split[0]
+	for _, c := range split[1:] {
+		if s.in.Gang[c] > s.in.Gang[j] {
+			j = c
+		}
+	}
+	for _, i := range s.childTypes(nd, f, j) {
+		if !s.visit(s.child(nd, j, i)) {
+			return false
+		}
+	}
+	return true
+}
+
+// childTypes lists the branches on job j: each type whose remaining
+// capacity holds its gang, the one holding most of its GPUs first, then
+// −1 (j kept out).
+func (s *branchSearch) childTypes(nd bbNode, f *flow, j int) []int {
+	t := s.in.Types
+	var out []int
+	most, at := 0, -1
+	for i := range t {
+		if u := int(f.units[j*f.nodes+i]); u > most {
+			most, at = u, i
+		}
+	}
+	if at >= 0 && nd.sub.OK[j*t+at] && nd.sub.Cap[at] >= s.in.Gang[j] {
+		out = append(out, at)
+	}
+	for i := range t {
+		if i != at && nd.sub.OK[j*t+i] && nd.sub.Cap[i] >= s.in.Gang[j] {
+			out = append(out, i)
+		}
+	}
+	return append(out, -1)
+}
+
+// child is nd with job j fixed on type i, or kept out (i = −1).
+func (s *branchSearch) child(nd bbNode, j, i int) bbNode {
+	t := s.in.Types
+	sub := &Instance{Types: t, Cap: nd.sub.Cap, Gang: s.in.Gang, Cost: s.in.Cost,
+		OK: append([]bool(nil), nd.sub.OK...)}
+	for k := range t {
+		sub.OK[j*t+k] = false
+	}
+	c := bbNode{sub: sub, fixed: nd.fixed, cost: nd.cost, fill: nd.fill}
+	// A job kept out shares the parent's capacities and fixed types.
+	if i >= 0 {
+		sub.Cap = append([]int(nil), nd.sub.Cap...)
+		sub.Cap[i] -= s.in.Gang[j]
+		c.fixed = append([]int(nil), nd.fixed...)
+		c.fixed[j] = i
+		c.cost += s.in.Cost[j*t+i]
+		c.fill += s.in.Gang[j]
+	}
+	return c
+}
+
+// SolveExactFast solves in exactly given fast = SolveFast(in) and k, K(t)
+// when known or −1 (see SolveExact). When k is the relaxation's largest
+// fill and fast's solution reaches it, the branch and bound above solves it
+// (ExactResult.Nodes counts its relaxations), under o's node and time
+// limits; otherwise, or when the search runs past maxBranchNodes, the MIP
+// backend s does, from fast's solution (SolveExactFrom; ExactResult.Backend
+// counts its MIPs).
+func SolveExactFast(in *Instance, s lp.Solver, o lp.Options, k int, fast FastResult) (ExactResult, error) {
+	return solveExactWithin(in, s, o, k, fast, maxBranchNodes)
+}
+
+// solveExactWithin is SolveExactFast with a search budget of budget nodes.
+func solveExactWithin(in *Instance, s lp.Solver, o lp.Options, k int, fast FastResult, budget int) (ExactResult, error) {
+	if err := in.Validate(); err != nil {
+		return ExactResult{}, err
+	}
+	if fast.root == nil || k < 0 || k != fast.LPFill || fast.Fill < k || len(fast.Type) != in.Jobs() {
+		out, err := SolveExactFrom(in, s, o, k, fast.Solution)
+		out.Backend = out.Solves
+		return out, err
+	}
+	began := time.Now()
+	sol, end, nodes := search(in, fast, o, budget)
+	// Objective summed job by job, as the backend's answer is (the
+	// rounding's incumbent was summed move by move).
+	sol = Solution{Type: slices.Clone(sol.Type)}
+	in.evaluate(&sol)
+	out := ExactResult{Solution: sol, K: k, Status: lp.Optimal, Solves: 1, Nodes: nodes}
+	switch end {
+	case searchLimit:
+		out.Status = lp.LimitReached
+		return out, fmt.Errorf("fft: exact solve: branch and bound: %w", lp.ErrLimit)
+	case searchBudget:
+		if o.TimeLimit > 0 {
+			// The limit bounds the whole solve, the search included.
+			if o.TimeLimit -= time.Since(began); o.TimeLimit <= 0 {
+				out.Status = lp.LimitReached
+				return out, fmt.Errorf("fft: exact solve: branch and bound: %w", lp.ErrLimit)
+			}
+		}
+		ex, err := SolveExactFrom(in, s, o, k, sol)
+		ex.Nodes, ex.Backend = nodes, ex.Solves
+		return ex, err
+	}
+	return out, nil
+}
+
+// search is the branch and bound from fast's solution, on the jobs that
+// reduced-cost fixing (fixing.go) leaves a choice when the relaxation's
+// prices can be read, else on all of them.
+func search(in *Instance, fast FastResult, o lp.Options, budget int) (Solution, searchEnd, int) {
+	tol := optimalTol * (1 + math.Abs(fast.Objective))
+	pr, ok := fast.root.prices()
+	if !ok {
+		return branchAndBound(in, fast.root, fast.Solution, o, budget, tol)
+	}
+	r, better := in.fix(pr, fast.LPFill, fast.Objective, tol)
+	if !better {
+		return fast.Solution, searchProved, 0
+	}
+	root := lpRelaxation(r.sub)
+	need := fast.LPFill - r.fill
+	switch {
+	case root.fill() < need:
+		return fast.Solution, searchProved, 1 // the fixed jobs leave K(t) unreachable
+	case root.fill() > need: // impossible: the fixed jobs and a flow of the rest are a flow
+		return branchAndBound(in, fast.root, fast.Solution, o, budget, tol)
+	}
+	best, end, nodes := branchAndBound(r.sub, root, Solution{Objective: fast.Objective - r.cost, Fill: need}, o, budget, tol)
+	if best.Type == nil {
+		return fast.Solution, end, nodes
+	}
+	out := Solution{Type: r.fixed}
+	for k, j := range r.jobs {
+		out.Type[j] = best.Type[k]
+	}
+	return out, end, nodes
+}

@@ -1,0 +1,144 @@
+package fft
+
+import (
+	"errors"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"testing"
+	"time"
+
+	"fairbench/solvers/lp"
+)
+
+// knapsack is one type of 4 GPUs and four jobs (gang, cost): A (3, −9),
+// B (2, −5), C (2, −4.8), D (1, −1); per GPU −3, −2.5, −2.4, −1.
+func knapsack() *Instance {
+	return &Instance{Types: 1, Cap: []int{4}, Gang: []int{3, 2, 2, 1},
+		Cost: []float64{-9, -5, -4.8, -1}, OK: []bool{true, true, true, true}}
+}
+
+// The search on knapsack from the incumbent {B, C} (−9.8), by hand. The
+// relaxation fills 4 GPUs: A's 3 (−9) and one of B's (−2.5), bound −11.5,
+// B split.
+//
+//	B on the type: 2 GPUs left, −5 fixed; A's 2 GPUs (−6): −11, A split;
+//	  A does not fit, A out: C's 2 (−4.8): −9.8, not below −9.8: pruned.
+//	B out: A's 3 (−9) and one of C's (−2.4): −11.4, C split;
+//	  C on the type: 2 left, −4.8 fixed; A's 2 (−6): −10.8, A split;
+//	    A does not fit, A out: D alone fills 1 < 2: infeasible.
+//	  C out: A's 3 and D's 1: −10, integral: the new incumbent {A, D}.
+//
+// Seven relaxations; the optimum is {A, D} = −10 (the only other way to
+// fill 4 GPUs is {B, C}).
+func TestBranchKnapsackByHand(t *testing.T) {
+	in := knapsack()
+	root := lpRelaxation(in)
+	if root.fill() != 4 || root.bound(4) != -11.5 {
+		t.Fatalf("relaxation fills %d at %v, want 4 at −11.5", root.fill(), root.bound(4))
+	}
+	inc := Solution{Type: []int{-1, 0, 0, -1}}
+	in.evaluate(&inc)
+	got, end, nodes := branchAndBound(in, root, inc, lp.Options{}, maxBranchNodes, optimalTol*(1+math.Abs(inc.Objective)))
+	if end != searchProved || nodes != 7 {
+		t.Fatalf("search ended %d after %d nodes, want proved after 7", end, nodes)
+	}
+	if !slices.Equal(got.Type, []int{0, -1, -1, 0}) || got.Objective != -10 || got.Fill != 4 {
+		t.Fatalf("got %v (objective %v, fill %d), want [0 -1 -1 0] (−10, 4)", got.Type, got.Objective, got.Fill)
+	}
+}
+
+// On random instances shaped like FFT's rounds the exact path reaches the
+// MIP backend's optimum (relative 1e-9) with a feasible solution that fills
+// K(t), by the search wherever the fast path reached the relaxation's fill.
+func TestExactFastMatchesBackend(t *testing.T) {
+	t.Parallel()
+	r := rand.New(rand.NewPCG(23, 5))
+	searched, improved := 0, 0
+	for trial := range 300 {
+		in := randomInstance(r, 4+r.IntN(30), 1+r.IntN(4), false)
+		fast := SolveFast(in)
+		k := -1
+		if fast.Fill == fast.LPFill {
+			k = fast.Fill
+		}
+		got, err := SolveExactFast(in, lp.Default(), lp.Options{}, k, fast)
+		if err != nil {
+			t.Fatalf("trial %d: %v", trial, err)
+		}
+		want := exactOrFatal(t, in, -1)
+		if err := in.Check(got.Solution); err != nil {
+			t.Fatalf("trial %d: %v", trial, err)
+		}
+		if got.K != want.K || got.Fill < got.K || math.Abs(got.Objective-want.Objective) > 1e-9*(1+math.Abs(want.Objective)) {
+			t.Fatalf("trial %d: K %d fill %d objective %v, backend K %d objective %v",
+				trial, got.K, got.Fill, got.Objective, want.K, want.Objective)
+		}
+		var cp Solution
+		cp.Type = slices.Clone(got.Type)
+		if in.evaluate(&cp); cp.Objective != got.Objective || cp.Fill != got.Fill {
+			t.Fatalf("trial %d: reported %v/%d, the solution's %v/%d", trial, got.Objective, got.Fill, cp.Objective, cp.Fill)
+		}
+		switch {
+		case k < 0 && (got.Backend != got.Solves || got.Nodes != 0):
+			t.Fatalf("trial %d: K(t) unknown, yet %d of %d solves by the backend and %d nodes", trial, got.Backend, got.Solves, got.Nodes)
+		case k >= 0 && got.Nodes > 0:
+			searched++
+			if got.Objective < fast.Objective-1e-9*(1+math.Abs(fast.Objective)) {
+				improved++
+			}
+		}
+	}
+	// Enough searches, some of them beating the rounding, for the
+	// comparison to mean something.
+	if searched < 50 || improved < 5 {
+		t.Fatalf("%d searches, %d improving on the fast path: too few", searched, improved)
+	}
+}
+
+// A search that runs out of its node budget hands the MIP to the backend
+// from its incumbent; the caller's node or time limit stops it with the
+// incumbent and lp.ErrLimit.
+func TestExactFastBudgetAndLimits(t *testing.T) {
+	in := knapsack()
+	inc := Solution{Type: []int{-1, 0, 0, -1}}
+	in.evaluate(&inc)
+	fast := FastResult{Solution: inc, LPFill: 4, root: lpRelaxation(in)}
+
+	ex, err := solveExactWithin(in, lp.Default(), lp.Options{}, 4, fast, 2)
+	if err != nil || ex.Objective != -10 || ex.Backend != 1 || ex.Nodes != 2 || ex.Solves != 1 {
+		t.Fatalf("budget 2: objective %v, %d backend solves of %d, %d nodes, err %v; want −10, 1 of 1, 2",
+			ex.Objective, ex.Backend, ex.Solves, ex.Nodes, err)
+	}
+	for _, o := range []lp.Options{{NodeLimit: 2}, {TimeLimit: time.Nanosecond}} {
+		ex, err := SolveExactFast(in, lp.Default(), o, 4, fast)
+		if !errors.Is(err, lp.ErrLimit) || ex.Status != lp.LimitReached || ex.Objective != inc.Objective || ex.Backend != 0 {
+			t.Fatalf("limits %+v: status %v objective %v backend %d err %v; want the incumbent (−9.8) at LimitReached",
+				o, ex.Status, ex.Objective, ex.Backend, err)
+		}
+	}
+}
+
+// The prices read off the relaxation's optimal flow are its optimal duals:
+// non-negative, and their Lagrangian bound equals the relaxation's optimum
+// (strong duality), so reduced-cost fixing drops all it can.
+func TestPricesAreOptimalDuals(t *testing.T) {
+	t.Parallel()
+	r := rand.New(rand.NewPCG(29, 7))
+	for trial := range 300 {
+		in := randomInstance(r, 4+r.IntN(30), 1+r.IntN(5), trial%3 == 0)
+		f := lpRelaxation(in)
+		pr, ok := f.prices()
+		if !ok {
+			t.Fatalf("trial %d: no prices", trial)
+		}
+		if pr.w < 0 || slices.ContainsFunc(pr.u, func(u float64) bool { return u < 0 }) {
+			t.Fatalf("trial %d: negative prices %v, %v", trial, pr.u, pr.w)
+		}
+		k := f.fill()
+		lb, _ := in.lagrange(pr, k)
+		if want := f.bound(k); math.Abs(lb-want) > 1e-9*(1+math.Abs(want)) {
+			t.Fatalf("trial %d: Lagrangian bound %v, relaxation %v", trial, lb, want)
+		}
+	}
+}

@@ -1,0 +1,180 @@
+package fft
+
+import "math"
+
+// Reduced-cost fixing before the search.
+//
+// Prices u_i ≥ 0 on the capacity rows and w ≥ 0 on the fill row give, for
+// any integral x that fills K,
+//
+//	Σ c·x ≥ LB + Σ_j (r_j(x_j) − m_j),   LB = Σ_j m_j − Σ_i u_i·Υ_i + w·K,
+//
+// where r_j(i) = c[j][i] + d_j·(u_i − w) is job j's cost on type i at these
+// prices, r_j(out) = 0, and m_j the least of them (Lagrangian relaxation:
+// the dropped rows hold with slack of the right sign). Whatever the prices,
+// then, a job's option o with LB + r_j(o) − m_j ≥ U − tol (U the incumbent)
+// is in no solution better than the incumbent by more than tol, and the
+// search may drop it. With the relaxation's optimal duals LB is its bound,
+// and most jobs are left one option: they are fixed, and the search runs on
+// the few others. The prices come from the relaxation's optimal flow by
+// complementary slackness (prices below); they need not be optimal for the
+// argument, only non-negative.
+
+// prices are the duals of the capacity rows (u) and of the fill row (w).
+type prices struct {
+	u []float64
+	w float64
+}
+
+// prices reads duals off the optimal max-flow f: per-GPU type prices
+// P_i = u_i − w with c[j][i]/d_j + P_i least over the types j can run on
+// wherever j has GPUs (equal where it has some on two types), at most 0
+// there, at least 0 everywhere for a job left partly out, and u_i = 0 on a
+// type with free GPUs. These are difference constraints between P_i, 0 and
+// −w, solved by Bellman–Ford over types + 2 nodes. It returns false when
+// rounding noise leaves them inconsistent (a negative cycle).
+func (f *flow) prices() (prices, bool) {
+	in, t := f.in, f.t
+	zero, omega := t, t+1 // the nodes of 0 and of −w
+	n := t + 2
+	arc := make([]float64, n*n) // arc[a*n+b]: x_b − x_a ≤ arc
+	for k := range arc {
+		arc[k] = math.Inf(1)
+	}
+	tighten := func(a, b int, v float64) {
+		if v < arc[a*n+b] {
+			arc[a*n+b] = v
+		}
+	}
+	for j, d := range in.Gang {
+		used := 0
+		for i := range t {
+			u := int(f.units[j*f.nodes+i])
+			if u == 0 {
+				continue
+			}
+			used += u
+			a := f.perGPU(j, i)
+			tighten(zero, i, -a)
+			for k := range t {
+				if k != i && in.OK[j*t+k] {
+					tighten(k, i, f.perGPU(j, k)-a)
+				}
+			}
+		}
+		if used < d {
+			for k := range t {
+				if in.OK[j*t+k] {
+					tighten(k, zero, f.perGPU(j, k))
+				}
+			}
+		}
+	}
+	for i := range t {
+		tighten(i, omega, 0)
+		if f.load[i] < in.Cap[i] {
+			tighten(omega, i, 0)
+		}
+	}
+	tighten(zero, omega, 0)
+	x := make([]float64, n)
+	for pass := 0; ; pass++ {
+		changed := false
+		for a := range n {
+			for b := range n {
+				if v := x[a] + arc[a*n+b]; v < x[b]-relaxTol*(1+math.Abs(v)) {
+					x[b], changed = v, true
+				}
+			}
+		}
+		if !changed {
+			break
+		}
+		if pass == n {
+			return prices{}, false
+		}
+	}
+	pr := prices{u: make([]float64, t), w: math.Max(0, x[zero]-x[omega])}
+	for i := range t {
+		pr.u[i] = math.Max(0, x[i]-x[omega])
+	}
+	return pr, true
+}
+
+// lagrange is LB above at prices pr with the fill row at k, and each job's
+// least cost m_j.
+func (in *Instance) lagrange(pr prices, k int) (float64, []float64) {
+	t := in.Types
+	m := make([]float64, in.Jobs())
+	lb := pr.w * float64(k)
+	for i, c := range in.Cap {
+		lb -= pr.u[i] * float64(c)
+	}
+	for j, d := range in.Gang {
+		for i := range t {
+			if in.OK[j*t+i] {
+				m[j] = math.Min(m[j], in.Cost[j*t+i]+float64(d)*(pr.u[i]-pr.w))
+			}
+		}
+		lb += m[j]
+	}
+	return lb, m
+}
+
+// reduced is the search's instance after fixing: the jobs left with a
+// choice (jobs[k] is in's index of sub's job k), and the others' fixed
+// types, cost and GPUs.
+type reduced struct {
+	sub   *Instance
+	jobs  []int
+	fixed []int // in's type per job, −1 for free or out
+	cost  float64
+	fill  int
+}
+
+// fix drops the options that cannot beat the incumbent objective inc by
+// more than tol at prices pr (fill row at k). It returns false when no
+// solution can: LB itself does not, a job has no option left, or a fixed
+// gang overfills its type.
+func (in *Instance) fix(pr prices, k int, inc, tol float64) (reduced, bool) {
+	t := in.Types
+	lb, m := in.lagrange(pr, k)
+	room := inc - tol - lb // an option must cost less than m_j + room
+	r := reduced{fixed: make([]int, in.Jobs())}
+	if !(room > 0) {
+		return r, false
+	}
+	sub := &Instance{Types: t, Cap: append([]int(nil), in.Cap...)}
+	keep := make([]bool, t)
+	for j, d := range in.Gang {
+		r.fixed[j] = -1
+		kept, last := 0, -1
+		for i := range t {
+			keep[i] = in.OK[j*t+i] && in.Cost[j*t+i]+float64(d)*(pr.u[i]-pr.w)-m[j] < room
+			if keep[i] {
+				kept, last = kept+1, i
+			}
+		}
+		out := -m[j] < room // staying out is still an option
+		switch {
+		case kept == 0 && !out:
+			return r, false
+		case kept == 0:
+			continue // out
+		case kept == 1 && !out:
+			r.fixed[j] = last
+			r.cost += in.Cost[j*t+last]
+			r.fill += d
+			if sub.Cap[last] -= d; sub.Cap[last] < 0 {
+				return r, false
+			}
+			continue
+		}
+		r.jobs = append(r.jobs, j)
+		sub.Gang = append(sub.Gang, d)
+		sub.Cost = append(sub.Cost, in.Cost[j*t:(j+1)*t]...)
+		sub.OK = append(sub.OK, keep...)
+	}
+	r.sub = sub
+	return r, true
+}

@@ -1,0 +1,68 @@
+package gandivafair
+
+import (
+	"fmt"
+	"slices"
+
+	"fairbench/models"
+)
+
+// CheckBookkeeping compares what the policy keeps up to date from one
+// decision to the next (sync and home) with a recomputation from scratch
+// over the jobs of s, the snapshot it has just decided on: each user's jobs
+// in snapshot order, its demand, runnable and homed GPUs, and what it knows
+// of each job's throughputs (with measured profiling, exactly the types with
+// Received > 0).
+func (p *GandivaFair) CheckBookkeeping(s *models.Snapshot) error {
+	st := p.st
+	nU, nT := len(st.users), len(st.types)
+	byUser := make([][]*job, nU)
+	demand, runnable, homed := make([]float64, nU), matrix(nU, nT), matrix(nU, nT)
+	for i := range s.Jobs {
+		sj := &s.Jobs[i]
+		j, ok := st.jobs[sj.ID]
+		if !ok {
+			return fmt.Errorf("job %d: not in the state", sj.ID)
+		}
+		if j != st.active[i] {
+			return fmt.Errorf("job %d: active[%d] is job %d", sj.ID, i, st.active[i].id)
+		}
+		byUser[j.user] = append(byUser[j.user], j)
+		g := float64(j.gang)
+		demand[j.user] += g
+		for k := range st.types {
+			if j.tput[k] > 0 {
+				runnable[j.user][k] += g
+			}
+			if want := p.oracle || sj.Received.On(st.types[k]) > 0; j.known[k] != want {
+				return fmt.Errorf("job %d: known on %s = %v, want %v", sj.ID, st.types[k], j.known[k], want)
+			}
+		}
+		if j.typ >= 0 {
+			homed[j.user][j.typ] += g
+		}
+	}
+	if len(st.jobs) != len(s.Jobs) {
+		return fmt.Errorf("the state holds %d jobs, the snapshot %d", len(st.jobs), len(s.Jobs))
+	}
+	for u := range nU {
+		if !slices.Equal(byUser[u], st.byUser[u]) {
+			return fmt.Errorf("user %d: jobs %v, want %v", u, ids(st.byUser[u]), ids(byUser[u]))
+		}
+		if demand[u] != st.demand[u] {
+			return fmt.Errorf("user %d: demand %v, want %v", u, st.demand[u], demand[u])
+		}
+		if !slices.Equal(runnable[u], st.runnable[u]) || !slices.Equal(homed[u], st.homed[u]) {
+			return fmt.Errorf("user %d: runnable %v homed %v, want %v and %v", u, st.runnable[u], st.homed[u], runnable[u], homed[u])
+		}
+	}
+	return nil
+}
+
+func ids(js []*job) []models.JobID {
+	out := make([]models.JobID, len(js))
+	for i, j := range js {
+		out[i] = j.id
+	}
+	return out
+}
