@@ -25,8 +25,16 @@ import (
 // 1e-2 down by tenfold steps, which carries it through degenerate corners
 // where the unsmoothed Newton steps stall. On success it writes the
 // solution into x, prices, mu and rents and returns true.
+//
+// The system is dense, one unknown per usable pair, type, class and buyer;
+// above svdLimit unknowns it is refused (false): at the 2,048-job market of
+// the benchmarks (3,005 unknowns) one Newton step's LU alone is some 2·10¹⁰
+// flops, and a solve takes up to 100 of them per ε.
 func ceComplementarity(m *Market, x [][]float64, prices, mu, rents []float64, smooth bool) bool {
 	fb := newFBSystem(m, x, prices, mu, rents)
+	if len(fb.z) > svdLimit {
+		return false
+	}
 	scale := 1.0
 	for _, w := range m.Weights {
 		scale = math.Max(scale, w)
@@ -84,12 +92,16 @@ func (fb *fbSystem) p(g int) int  { return fb.np + g }
 func (fb *fbSystem) l(c int) int  { return fb.np + fb.ng + c }
 func (fb *fbSystem) mu(b int) int { return fb.np + fb.ng + fb.nc + b }
 
-// phi is Φ(z) and its (generalised) Jacobian.
-func (fb *fbSystem) phi(z []float64) ([]float64, *mat.Dense) {
+// phi is Φ(z) and, with jacobian set, its (generalised) Jacobian (else
+// nil: the line search needs only the values).
+func (fb *fbSystem) phi(z []float64, jacobian bool) ([]float64, *mat.Dense) {
 	m := fb.m
 	n := len(z)
 	f := make([]float64, n)
-	jac := mat.NewDense(n, n, nil)
+	var jac *mat.Dense
+	if jacobian {
+		jac = mat.NewDense(n, n, nil)
+	}
 	load := make([]float64, fb.ng)
 	time := make([]float64, fb.nc)
 	spend := make([]float64, fb.nb)
@@ -99,46 +111,57 @@ func (fb *fbSystem) phi(z []float64) ([]float64, *mat.Dense) {
 		time[e[0]] += z[k]
 		spend[cl.Buyer] += cl.Gang * z[fb.p(e[1])] * z[k]
 	}
+	// partials builds the ∂s of a row only when the Jacobian is wanted.
+	partials := func(build func(ds map[int]float64)) map[int]float64 {
+		if !jacobian {
+			return nil
+		}
+		ds := map[int]float64{}
+		build(ds)
+		return ds
+	}
 	for k, e := range fb.pairs {
 		c, g := e[0], e[1]
 		cl := &m.Classes[c]
 		b := cl.Buyer
 		s := z[fb.mu(b)]*cl.Gang*z[fb.p(g)] + z[fb.l(c)] - cl.Value[g]
-		fb.set(f, jac, k, z[k], k, s, map[int]float64{fb.mu(b): cl.Gang * z[fb.p(g)], fb.p(g): cl.Gang * z[fb.mu(b)], fb.l(c): 1})
+		fb.set(f, jac, k, z[k], k, s, partials(func(ds map[int]float64) {
+			ds[fb.mu(b)], ds[fb.p(g)], ds[fb.l(c)] = cl.Gang*z[fb.p(g)], cl.Gang*z[fb.mu(b)], 1
+		}))
 	}
 	for g := 0; g < fb.ng; g++ {
-		ds := map[int]float64{}
-		for k, e := range fb.pairs {
-			if e[1] == g {
-				ds[k] = -m.Classes[e[0]].Gang
+		fb.set(f, jac, fb.p(g), z[fb.p(g)], fb.p(g), m.Caps[g]-load[g], partials(func(ds map[int]float64) {
+			for k, e := range fb.pairs {
+				if e[1] == g {
+					ds[k] = -m.Classes[e[0]].Gang
+				}
 			}
-		}
-		fb.set(f, jac, fb.p(g), z[fb.p(g)], fb.p(g), m.Caps[g]-load[g], ds)
+		}))
 	}
 	for c := 0; c < fb.nc; c++ {
-		ds := map[int]float64{}
-		for k, e := range fb.pairs {
-			if e[0] == c {
-				ds[k] = -1
+		fb.set(f, jac, fb.l(c), z[fb.l(c)], fb.l(c), m.Classes[c].Count-time[c], partials(func(ds map[int]float64) {
+			for k, e := range fb.pairs {
+				if e[0] == c {
+					ds[k] = -1
+				}
 			}
-		}
-		fb.set(f, jac, fb.l(c), z[fb.l(c)], fb.l(c), m.Classes[c].Count-time[c], ds)
+		}))
 	}
 	for b := 0; b < fb.nb; b++ {
-		ds := map[int]float64{}
-		for k, e := range fb.pairs {
-			if cl := &m.Classes[e[0]]; cl.Buyer == b {
-				ds[k] = -cl.Gang * z[fb.p(e[1])]
-				ds[fb.p(e[1])] += -cl.Gang * z[k]
+		fb.set(f, jac, fb.mu(b), z[fb.mu(b)], fb.mu(b), m.Weights[b]-spend[b], partials(func(ds map[int]float64) {
+			for k, e := range fb.pairs {
+				if cl := &m.Classes[e[0]]; cl.Buyer == b {
+					ds[k] = -cl.Gang * z[fb.p(e[1])]
+					ds[fb.p(e[1])] += -cl.Gang * z[k]
+				}
 			}
-		}
-		fb.set(f, jac, fb.mu(b), z[fb.mu(b)], fb.mu(b), m.Weights[b]-spend[b], ds)
+		}))
 	}
 	return f, jac
 }
 
-// set writes φ_ε(v, s) into row r of f with its partials: ∂/∂v at column
-// vcol, and ∂/∂s times the partials ds of s.
+// set writes φ_ε(v, s) into row r of f with its partials, where jac is
+// not nil: ∂/∂v at column vcol, and ∂/∂s times the partials ds of s.
 func (fb *fbSystem) set(f []float64, jac *mat.Dense, r int, v float64, vcol int, s float64, ds map[int]float64) {
 	rho := math.Sqrt(v*v + s*s + 2*fb.eps)
 	dv, dsf := 1-1/math.Sqrt2, 1-1/math.Sqrt2 // a generalised gradient at the kink
@@ -146,6 +169,9 @@ func (fb *fbSystem) set(f []float64, jac *mat.Dense, r int, v float64, vcol int,
 		dv, dsf = 1-v/rho, 1-s/rho
 	}
 	f[r] = v + s - rho
+	if jac == nil {
+		return
+	}
 	jac.Set(r, vcol, jac.At(r, vcol)+dv)
 	for col, d := range ds {
 		jac.Set(r, col, jac.At(r, col)+dsf*d)
@@ -156,7 +182,7 @@ func (fb *fbSystem) set(f []float64, jac *mat.Dense, r int, v float64, vcol int,
 func (fb *fbSystem) solve(tol float64) bool {
 	trial := make([]float64, len(fb.z))
 	for it := 0; it < 100; it++ {
-		f, jac := fb.phi(fb.z)
+		f, jac := fb.phi(fb.z, true)
 		norm := maxAbs(f)
 		if norm <= tol {
 			return true
@@ -170,7 +196,7 @@ func (fb *fbSystem) solve(tol float64) bool {
 			for k := range fb.z {
 				trial[k] = fb.z[k] - t*step[k]
 			}
-			if g, _ := fb.phi(trial); maxAbs(g) < norm*(1-1e-4*t) {
+			if g, _ := fb.phi(trial, false); maxAbs(g) < norm*(1-1e-4*t) {
 				copy(fb.z, trial)
 				moved = true
 			}
