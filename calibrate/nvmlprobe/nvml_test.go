@@ -166,7 +166,10 @@ func TestOpenWithoutDriver(t *testing.T) {
 	}
 }
 
-// TestSamplerWithMock runs the calibrate sampler against the mock at 50 Hz.
+// TestSamplerWithMock runs the calibrate sampler against the mock at 50 Hz
+// for 1 s: 50 ticks of two GPUs on an idle machine. It asks for at least 5
+// ticks (10 samples), which a loaded machine still gives (200 ms gave 2 ticks
+// once at a load average of 10 on 2 cores).
 func TestSamplerWithMock(t *testing.T) {
 	p, err := New(nvmlmock.H200(), "mock")
 	if err != nil {
@@ -174,7 +177,7 @@ func TestSamplerWithMock(t *testing.T) {
 	}
 	start := time.Now()
 	s := calibrate.StartSampler(p, []int{0, 1}, 50, start)
-	time.Sleep(200 * time.Millisecond)
+	time.Sleep(time.Second)
 	samples, failures, err := s.Stop()
 	if err != nil || failures != 0 || len(samples) < 10 || len(samples)%2 != 0 {
 		t.Fatalf("%d samples, %d failures, %v", len(samples), failures, err)
