@@ -10,17 +10,15 @@ import (
 	"fairbench/scenarios"
 )
 
-// TestMeasuredWindowRun: a scenario's measure window reaches the summary
-// (jobs counted and mean JCT over the window's jobs only, computed here from
-// the per-job results), every job is still in the record, and a resumed
-// grid takes the run as complete (the record read back from disk).
-func TestMeasuredWindowRun(t *testing.T) {
-	t.Parallel()
+// measuredGrid runs testdata/small.yaml at seed 1 with the measure key
+// given into a fresh folder, returning the folder and the records.
+func measuredGrid(t *testing.T, measure string) (string, []*Record) {
+	t.Helper()
 	data, err := os.ReadFile("testdata/small.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
-	text := strings.Replace(string(data), "seed: [1, 2]", "seed: 1", 1) + "measure: {from_job: 10, to_job: 30}\n"
+	text := strings.Replace(string(data), "seed: [1, 2]", "seed: 1", 1) + measure
 	g, err := scenarios.Parse([]byte(text), "measured.yaml")
 	if err != nil {
 		t.Fatal(err)
@@ -30,6 +28,16 @@ func TestMeasuredWindowRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return dir, recs
+}
+
+// TestMeasuredWindowRun: a scenario's measure window reaches the summary
+// (jobs counted and mean JCT over the window's jobs only, computed here from
+// the per-job results), every job is still in the record, and a resumed
+// grid takes the run as complete (the record read back from disk).
+func TestMeasuredWindowRun(t *testing.T) {
+	t.Parallel()
+	dir, recs := measuredGrid(t, "measure: {from_job: 10, to_job: 30}\n")
 	for _, r := range recs {
 		rec, ok := Complete(dir, r.ID)
 		if !ok {
@@ -55,25 +63,8 @@ func TestMeasuredWindowRun(t *testing.T) {
 // complete.
 func TestStoppedWindowRun(t *testing.T) {
 	t.Parallel()
-	data, err := os.ReadFile("testdata/small.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	base := strings.Replace(string(data), "seed: [1, 2]", "seed: 1", 1)
-	run := func(measure string) (string, []*Record) {
-		g, err := scenarios.Parse([]byte(base+measure), "stopped.yaml")
-		if err != nil {
-			t.Fatal(err)
-		}
-		dir := t.TempDir()
-		recs, err := Grid(g.Runs, dir, options(), GridOptions{Workers: 1})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return dir, recs
-	}
-	fullDir, full := run("measure: {from_job: 5, to_job: 15}\n")
-	dir, stopped := run("measure: {from_job: 5, to_job: 15, stop: window_done}\n")
+	fullDir, full := measuredGrid(t, "measure: {from_job: 5, to_job: 15}\n")
+	dir, stopped := measuredGrid(t, "measure: {from_job: 5, to_job: 15, stop: window_done}\n")
 	unfinished := 0
 	for i, r := range stopped {
 		rec, ok := Complete(dir, r.ID)
