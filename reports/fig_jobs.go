@@ -80,6 +80,9 @@ func (s *Set) cdfFigure(spec cdfSpec, p *Point) (*Figure, error) {
 		var xs []float64
 		for _, r := range s.group(p, pol) {
 			for k := range r.Record.Result.Jobs {
+				if r.Record.Result.Jobs[k].Unfinished {
+					continue // a run stopped with its window done: no JCT, ρ or (maybe) start
+				}
 				x := spec.value(&r.Record.Result.Jobs[k])
 				if math.IsNaN(x) || math.IsInf(x, 0) {
 					continue

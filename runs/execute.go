@@ -59,7 +59,8 @@ func ExecuteContext(ctx context.Context, r scenarios.Run, o Options) (*Outcome, 
 		Environment: w.Environment, Users: w.Users, Jobs: w.Jobs, Round: w.Round, Costs: costs, Clock: o.Clock,
 	}
 	if m := w.Measure; m != (scenarios.MeasureSpec{}) {
-		cfg.Measure = &sim.Window{From: models.JobID(m.FromJob), To: models.JobID(m.ToJob)}
+		cfg.Measure = &sim.Window{From: models.JobID(m.FromJob), To: models.JobID(m.ToJob),
+			StopWhenDone: m.Stop == scenarios.StopWindowDone}
 	}
 	var log bytes.Buffer
 	if o.Events {

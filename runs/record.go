@@ -69,15 +69,25 @@ func ReadRecord(path string) (*Record, error) {
 	return &r, nil
 }
 
-// JobsCSV writes one row per job of the run.
+// JobsCSV writes one row per job of the run. A job the run stopped before
+// it finished (sim.JobResult.Unfinished) has empty finish_s, jct_s,
+// isolated_jct_s, rho and contention cells, and empty first_run_s and
+// starvation_s cells when it never ran.
 func JobsCSV(w io.Writer, r *sim.Result) error {
 	cw := csv.NewWriter(w)
 	_ = cw.Write([]string{"id", "user", "type", "gang", "steps", "arrival_s", "first_run_s", "finish_s", "jct_s",
 		"starvation_s", "isolated_jct_s", "rho", "contention", "executed_s", "restore_s", "preemptions", "migrations", "resumes"})
 	f := func(x float64) string { return strconv.FormatFloat(x, 'g', 10, 64) }
 	for _, j := range r.Jobs {
+		firstRun, starve, finish, jct, iso, rho, n := f(j.FirstRun), f(j.Starvation), f(j.Finish), f(j.JCT), f(j.IsolatedJCT), f(j.Rho), f(j.Contention)
+		if j.Unfinished {
+			finish, jct, iso, rho, n = "", "", "", "", ""
+			if j.Executed == 0 && j.Lost == 0 { // never ran
+				firstRun, starve = "", ""
+			}
+		}
 		_ = cw.Write([]string{strconv.Itoa(int(j.ID)), j.User, j.Type, strconv.Itoa(j.Gang), f(j.Steps), f(j.Arrival),
-			f(j.FirstRun), f(j.Finish), f(j.JCT), f(j.Starvation), f(j.IsolatedJCT), f(j.Rho), f(j.Contention),
+			firstRun, finish, jct, starve, iso, rho, n,
 			f(j.Executed), f(j.Lost), strconv.Itoa(j.Preemptions), strconv.Itoa(j.Migrations), strconv.Itoa(j.Resumes)})
 	}
 	cw.Flush()

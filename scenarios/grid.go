@@ -591,6 +591,9 @@ func (s *Spec) finish() {
 			s.Workload.TraceFormat = FormatCSV
 		}
 	}
+	if s.Measure.Stop == StopAllDone {
+		s.Measure.Stop = "" // the default: the same run, the same ID
+	}
 	if s.Workload.Generator == GeneratorPhilly && len(s.Workload.Gangs) == 0 {
 		s.Workload.Gangs = PhillyGangs()
 	}

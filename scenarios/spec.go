@@ -117,11 +117,14 @@ type Spec struct {
 	// IDs lie in [from_job, to_job); jobs are numbered 0..n−1 in arrival
 	// order. Gavel measures a steady state this way (jobs 4,000–5,000 of a
 	// longer trace): the jobs before the window fill the cluster, those
-	// after keep it loaded while the window's jobs run. Every job is still
-	// simulated and written to the per-job results; makespan, utilisation
-	// and shares cover the whole run. Optional (absent: every job);
-	// integers, 0 ≤ from_job < to_job ≤ the number of jobs. No grid axes
-	// inside.
+	// after keep it loaded while the window's jobs run. Every job is
+	// written to the per-job results; makespan, utilisation and shares
+	// cover the simulated span. That is the whole run (stop: all_done, the
+	// default), or, with stop: window_done, the run up to the moment the
+	// window's last job finished, as Gavel's simulator stops (the window's
+	// results are the same either way; jobs not finished then are listed
+	// as unfinished). Optional (absent: every job); integers, 0 ≤ from_job
+	// < to_job ≤ the number of jobs. No grid axes inside.
 	Measure MeasureSpec `mapstructure:"measure" json:"measure,omitzero"`
 
 	src *source            // where the spec was read, for error lines; nil when built in code
@@ -189,7 +192,17 @@ type UserSpec struct {
 type MeasureSpec struct {
 	FromJob int `mapstructure:"from_job" json:"from_job" grid:"none"`
 	ToJob   int `mapstructure:"to_job" json:"to_job" grid:"none"`
+	// Stop is when a run ends: StopAllDone ("all_done", the default, also
+	// written as "") or StopWindowDone ("window_done": when the window's
+	// jobs are done, sim.Window.StopWhenDone).
+	Stop string `mapstructure:"stop" json:"stop,omitempty" grid:"none"`
 }
+
+// When a run with a measured window ends (MeasureSpec.Stop).
+const (
+	StopAllDone    = "all_done"
+	StopWindowDone = "window_done"
+)
 
 // PreemptionSpec prices the checkpoint-restore a job pays when it is
 // preempted and resumed or migrated to other GPUs.

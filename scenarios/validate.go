@@ -100,6 +100,12 @@ func (s *Spec) validateMeasure() *fieldError {
 	if m == (MeasureSpec{}) {
 		return nil
 	}
+	if m.Stop != "" && m.Stop != StopAllDone && m.Stop != StopWindowDone {
+		return errf("measure.stop", "unknown choice %q (known: %s, %s)", m.Stop, StopAllDone, StopWindowDone)
+	}
+	if m.FromJob == 0 && m.ToJob == 0 {
+		return errf("measure", "needs a window of jobs: set measure.from_job and measure.to_job")
+	}
 	if m.FromJob < 0 || m.FromJob > MaxJobs {
 		return errf("measure.from_job", "must be between 0 and %d, got %d", MaxJobs, m.FromJob)
 	}

@@ -64,8 +64,10 @@ type Config struct {
 	// each UserResult (JCT, ρ, unfair fraction, starvation) to the jobs
 	// whose IDs lie in the window, as Gavel measures a steady state (jobs
 	// 4,000–5,000 of a longer trace; Narayanan et al., OSDI 2020, §7.1).
-	// Every job is still simulated and listed in Result.Jobs; makespan,
-	// utilisation, shares and counters cover the whole run.
+	// Every job is listed in Result.Jobs; makespan, utilisation, shares and
+	// counters cover the simulated span: the whole run, or, with
+	// Window.StopWhenDone, the run up to the moment the window's last job
+	// finished.
 	Measure *Window
 
 	// Clock, when set, is read around each policy call to measure solver
@@ -79,6 +81,12 @@ type Config struct {
 type Window struct {
 	From models.JobID `json:"from_job"`
 	To   models.JobID `json:"to_job"`
+	// StopWhenDone ends the run at the first moment every job of the
+	// window has finished, as Gavel's simulator stops once its measured
+	// jobs are done. The simulator is causal, so the window's results are
+	// those of the full run; jobs still waiting or running then are listed
+	// as unfinished (JobResult.Unfinished).
+	StopWhenDone bool `json:"stop_when_done,omitempty"`
 }
 
 // Contains reports whether job id lies in w.

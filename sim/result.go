@@ -58,6 +58,10 @@ type Summary struct {
 	Decisions        int `json:"decisions"`
 	// SolverSeconds is the total policy time (0 unless a Clock was given).
 	SolverSeconds float64 `json:"solver_s"`
+	// Unfinished counts the jobs a run stopped with its measured window
+	// done (Window.StopWhenDone) left unfinished; none of them is in the
+	// window.
+	Unfinished int `json:"unfinished,omitempty"`
 }
 
 // UserResult is one user's outcome.
@@ -73,7 +77,12 @@ type UserResult struct {
 	MeanRho         float64 `json:"mean_rho"`
 }
 
-// JobResult is one job's outcome.
+// JobResult is one job's outcome. A job that a run stopped early left
+// unfinished (Unfinished) has no Finish, JCT, IsolatedJCT, Rho or
+// Contention (all 0); its Executed, Lost and counters are those up to the
+// stop, and FirstRun and Starvation are 0 when it never ran (Executed and
+// Lost 0: the stop comes before the decisions of its moment, so a job that
+// started ran for a while).
 type JobResult struct {
 	ID       models.JobID `json:"id"`
 	User     string       `json:"user"`
@@ -98,6 +107,7 @@ type JobResult struct {
 	Preemptions int     `json:"preemptions"`
 	Migrations  int     `json:"migrations"`
 	Resumes     int     `json:"resumes"`
+	Unfinished  bool    `json:"unfinished,omitempty"`
 }
 
 // DecisionTiming is one policy call's measured solver time. Timings are
@@ -119,34 +129,28 @@ func (e *engine) result() *Result {
 	var lost float64
 	s := &r.Summary
 	for _, j := range e.jobs {
-		jct := (j.finish - j.spec.Arrival).Seconds()
-		n := math.Max(1, (j.areaFinish-j.areaArrive)/jct)
-		iso := j.spec.Steps / c.EqualShareThroughput(&j.spec, 1/n)
-		jr := JobResult{
-			ID: j.spec.ID, User: j.spec.User, Type: j.spec.Type, Gang: j.spec.Gang, Steps: j.spec.Steps,
-			Arrival: j.spec.Arrival.Seconds(), FirstRun: j.firstRun.Seconds(), Finish: j.finish.Seconds(),
-			JCT: jct, Starvation: (j.firstRun - j.spec.Arrival).Seconds(),
-			IsolatedJCT: iso, Rho: jct / iso, Contention: n,
-			Executed: j.executed.Seconds(), Lost: j.lost.Seconds(),
-			Preemptions: j.preemptions, Migrations: j.migrations, Resumes: j.resumes,
-		}
+		jr := e.jobResult(j)
 		r.Jobs = append(r.Jobs, jr)
 		lost += jr.Lost * float64(j.spec.Gang)
 		s.Preemptions += j.preemptions
 		s.Migrations += j.migrations
 		s.Resumes += j.resumes
+		if jr.Unfinished {
+			s.Unfinished++
+			continue
+		}
 		s.Makespan = math.Max(s.Makespan, jr.Finish)
 		if c.Measure != nil && !c.Measure.Contains(jr.ID) {
 			continue
 		}
-		jcts, rhos, starves = append(jcts, jct), append(rhos, jr.Rho), append(starves, jr.Starvation)
+		jcts, rhos, starves = append(jcts, jr.JCT), append(rhos, jr.Rho), append(starves, jr.Starvation)
 		if jr.Rho > c.UnfairThreshold*(1+rhoTolerance) {
 			s.Unfair++
 		}
 	}
 	slices.SortFunc(r.Jobs, func(a, b JobResult) int { return int(a.ID - b.ID) })
 	for i := range r.Jobs {
-		if c.Measure == nil || c.Measure.Contains(r.Jobs[i].ID) {
+		if !r.Jobs[i].Unfinished && (c.Measure == nil || c.Measure.Contains(r.Jobs[i].ID)) {
 			perUser[r.Jobs[i].User] = append(perUser[r.Jobs[i].User], &r.Jobs[i])
 		}
 	}
@@ -190,6 +194,28 @@ func (e *engine) result() *Result {
 		r.PolicyReport = rep.Report()
 	}
 	return r
+}
+
+// jobResult is j's outcome; for a job the run stopped before it finished,
+// what it did up to the stop.
+func (e *engine) jobResult(j *job) JobResult {
+	jr := JobResult{
+		ID: j.spec.ID, User: j.spec.User, Type: j.spec.Type, Gang: j.spec.Gang, Steps: j.spec.Steps,
+		Arrival: j.spec.Arrival.Seconds(), Executed: j.executed.Seconds(), Lost: j.lost.Seconds(),
+		Preemptions: j.preemptions, Migrations: j.migrations, Resumes: j.resumes,
+	}
+	if j.finished || j.firstRun >= 0 {
+		jr.FirstRun, jr.Starvation = j.firstRun.Seconds(), (j.firstRun - j.spec.Arrival).Seconds()
+	}
+	if !j.finished {
+		jr.Unfinished = true
+		return jr
+	}
+	jr.Finish, jr.JCT = j.finish.Seconds(), (j.finish - j.spec.Arrival).Seconds()
+	jr.Contention = math.Max(1, (j.areaFinish-j.areaArrive)/jr.JCT)
+	jr.IsolatedJCT = j.spec.Steps / e.cfg.EqualShareThroughput(&j.spec, 1/jr.Contention)
+	jr.Rho = jr.JCT / jr.IsolatedJCT
+	return jr
 }
 
 // rhoTolerance keeps a job that ran alone at full speed (ρ = 1 up to the

@@ -60,9 +60,13 @@ type engine struct {
 	placer   placer
 	rates    *models.Rates // every job's figures, for the snapshots
 	epoch    int           // apply calls so far; see job.inPlan
+	// pending counts the unfinished jobs of a Measure window that stops
+	// the run when they are done (Window.StopWhenDone); −1 without one.
+	pending int
 }
 
-// Run simulates the jobs of cfg under policy p until every job has finished.
+// Run simulates the jobs of cfg under policy p until every job has finished,
+// or until every job of cfg.Measure has when it says StopWhenDone.
 func Run(cfg Config, p solvers.Policy) (*Result, error) {
 	return RunContext(context.Background(), cfg, p)
 }
@@ -134,6 +138,15 @@ func newEngine(cfg Config, p solvers.Policy) *engine {
 	e.occ = make([][]*job, cfg.Cluster.TotalGPUs())
 	e.placer = placer{c: cfg.Cluster}
 	e.rec = newRecorder(e.users, cfg.Cluster.TotalGPUs(), cfg.Round, cfg.MaxSeriesPoints)
+	e.pending = -1
+	if w := cfg.Measure; w != nil && w.StopWhenDone {
+		e.pending = 0
+		for _, j := range e.jobs {
+			if w.Contains(j.spec.ID) {
+				e.pending++
+			}
+		}
+	}
 	return e
 }
 
@@ -149,6 +162,9 @@ func (e *engine) jobOf(id models.JobID) *job {
 }
 
 // loop advances from event to event: arrivals, completions and round starts.
+// It ends when every job has finished, or at the completion that leaves no
+// job of a stopping Measure window unfinished (before the arrivals and the
+// decision of that moment: nothing after it can change the window's jobs).
 func (e *engine) loop() error {
 	nextRound := time.Duration(0)
 	for e.next < len(e.jobs) || len(e.active) > 0 {
@@ -158,6 +174,12 @@ func (e *engine) loop() error {
 		}
 		e.advance(t)
 		done := e.complete()
+		if done && e.pending == 0 {
+			for _, j := range e.running {
+				j.settle(e.now) // progress up to the stop, for the unfinished jobs' results
+			}
+			break
+		}
 		arrived := e.arrive()
 		var why models.Trigger
 		if t == nextRound {
@@ -262,6 +284,9 @@ func (e *engine) complete() bool {
 		j.settle(e.now)
 		j.done = j.spec.Steps
 		j.finished, j.finish, j.areaFinish = true, e.now, e.area
+		if e.pending > 0 && e.cfg.Measure.Contains(j.spec.ID) {
+			e.pending--
+		}
 		e.release(j)
 		e.emit(Event{Kind: Finish, Job: j.spec.ID})
 		any = true

@@ -2,10 +2,13 @@ package sim
 
 import (
 	"math"
+	"math/rand"
+	"slices"
 	"strings"
 	"testing"
 
 	"fairbench/models"
+	"fairbench/solvers"
 )
 
 // TestMeasuredWindow: the run of TestHandComputedInOrder (JCTs A 100, B 130,
@@ -54,5 +57,138 @@ func TestEmptyWindowIsRefused(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), "measured window") {
 			t.Errorf("window %v: error %v, want one naming the measured window", w, err)
 		}
+	}
+}
+
+// TestStopWhenWindowDone: TestHandComputedInOrder's run (A 0–100 on one
+// GPU; C 10–100 beside it, preempted at 100 by B; B 100–130 on both GPUs;
+// C 130–240) stopped when its window's jobs are done.
+//
+// Window [0, 1), A: the run stops at t=100, when A ends, before the
+// decision of that moment. A's JCT 100; B never ran (unfinished, no first
+// run); C ran 10–100 and is still running (unfinished, first run 10,
+// executed 90, no preemption yet). Makespan 100; busy GPU-seconds A 100 +
+// C 90 = 190 over 2 GPUs × 100 s: utilisation 0.95. Decisions at 0 and 10
+// only.
+//
+// Window [1, 2), B: stops at t=130. A finished (JCT 100, outside the
+// window); C unfinished, preempted once at 100, executed 90. Busy A 100 +
+// B 2×30 + C 90 = 250 over 2 × 130: utilisation 250/260.
+func TestStopWhenWindowDone(t *testing.T) {
+	type want struct {
+		stop, util, jct float64
+		decisions       int
+		unfinished      []models.JobID
+		cFirst, cExec   float64
+		cPreempt        int
+	}
+	for _, c := range []struct {
+		w    Window
+		want want
+	}{
+		{Window{From: 0, To: 1, StopWhenDone: true}, want{100, 190.0 / 200, 100, 2, []models.JobID{1, 2}, 10, 90, 0}},
+		{Window{From: 1, To: 2, StopWhenDone: true}, want{130, 250.0 / 260, 130, -1, []models.JobID{2}, 10, 90, 1}},
+	} {
+		cfg := handComputedConfig(t)
+		cfg.Measure = &c.w
+		r, err := Run(cfg, inOrder{everyEvent})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, w := r.Summary, c.want
+		if s.Makespan != w.stop || math.Abs(s.Utilisation-w.util) > 1e-9 || s.Jobs != 1 || math.Abs(s.MeanJCT-w.jct) > 1e-6 {
+			t.Errorf("window %v: makespan %v utilisation %v, %d jobs of mean JCT %v; want %v, %v, 1, %v",
+				c.w, s.Makespan, s.Utilisation, s.Jobs, s.MeanJCT, w.stop, w.util, w.jct)
+		}
+		if w.decisions >= 0 && s.Decisions != w.decisions {
+			t.Errorf("window %v: %d decisions, want %d", c.w, s.Decisions, w.decisions)
+		}
+		var unfinished []models.JobID
+		for _, j := range r.Jobs {
+			if j.Unfinished {
+				unfinished = append(unfinished, j.ID)
+				if j.JCT != 0 || j.Finish != 0 || j.Rho != 0 || j.IsolatedJCT != 0 {
+					t.Errorf("window %v: unfinished job %d has a completion: %+v", c.w, j.ID, j)
+				}
+			}
+		}
+		if !slices.Equal(unfinished, w.unfinished) || s.Unfinished != len(w.unfinished) {
+			t.Errorf("window %v: unfinished %v (summary %d), want %v", c.w, unfinished, s.Unfinished, w.unfinished)
+		}
+		if b := r.Jobs[1]; b.Unfinished && (b.FirstRun != 0 || b.Starvation != 0 || b.Executed != 0) {
+			t.Errorf("window %v: B never ran, got first run %v starvation %v executed %v", c.w, b.FirstRun, b.Starvation, b.Executed)
+		}
+		if cj := r.Jobs[2]; cj.FirstRun != w.cFirst || math.Abs(cj.Executed-w.cExec) > 1e-9 || cj.Preemptions != w.cPreempt {
+			t.Errorf("window %v: C first run %v executed %v preemptions %d, want %v, %v, %d",
+				c.w, cj.FirstRun, cj.Executed, cj.Preemptions, w.cFirst, w.cExec, w.cPreempt)
+		}
+		if s.Preemptions != w.cPreempt {
+			t.Errorf("window %v: %d preemptions in the summary, want %d", c.w, s.Preemptions, w.cPreempt)
+		}
+	}
+}
+
+// TestStopWhenDoneIsCausal: on random scenarios and windows, a run stopped
+// when its window's jobs are done ends at the window's last completion of
+// the full run, and every job that finished by then — the window's jobs
+// among them — has a result bit-identical to the full run's; the others
+// are unfinished, finishing after the stop in the full run.
+func TestStopWhenDoneIsCausal(t *testing.T) {
+	stopped := 0 // runs in which the stop left a job unfinished
+	for seed := int64(0); seed < 40; seed++ {
+		rng := rand.New(rand.NewSource(seed))
+		cfg := randomConfig(rng)
+		p := []solvers.Policy{inOrder{everyEvent}, inOrder{models.AtRound}, fractional{}, sharing{}}[seed%4]
+		if _, ok := p.(sharing); ok {
+			addRandomPairs(rng, cfg.Matrix)
+		}
+		from := rng.Intn(len(cfg.Jobs))
+		w := Window{From: models.JobID(from), To: models.JobID(from + 1 + rng.Intn(len(cfg.Jobs)-from))}
+		cfg.Measure = &w
+		full, err := Run(cfg, p)
+		if err != nil {
+			t.Fatalf("seed %d (%s): %v", seed, p.Name(), err)
+		}
+		w.StopWhenDone = true
+		stop, err := Run(cfg, p)
+		if err != nil {
+			t.Fatalf("seed %d (%s), stopping: %v", seed, p.Name(), err)
+		}
+		end := 0.0
+		for _, j := range full.Jobs {
+			if w.Contains(j.ID) {
+				end = math.Max(end, j.Finish)
+			}
+		}
+		if stop.Summary.Makespan != end || !(stop.Summary.Utilisation >= 0 && stop.Summary.Utilisation <= 1+1e-9) {
+			t.Errorf("seed %d (%s): stopped at %v (utilisation %v), want the window's last completion %v",
+				seed, p.Name(), stop.Summary.Makespan, stop.Summary.Utilisation, end)
+		}
+		unfinished := 0
+		for i, j := range stop.Jobs {
+			f := full.Jobs[i]
+			switch {
+			case j.Unfinished:
+				unfinished++
+				if w.Contains(j.ID) || f.Finish <= end {
+					t.Errorf("seed %d (%s): job %d unfinished at the stop (%v), finished at %v in the full run",
+						seed, p.Name(), j.ID, end, f.Finish)
+				}
+			case j != f:
+				t.Errorf("seed %d (%s): job %d: %+v stopped, %+v in the full run", seed, p.Name(), j.ID, j, f)
+			}
+		}
+		sf, ss := full.Summary, stop.Summary
+		if ss.Unfinished != unfinished || ss.Jobs != sf.Jobs || ss.MeanJCT != sf.MeanJCT || ss.P99JCT != sf.P99JCT ||
+			ss.MeanRho != sf.MeanRho || ss.MaxStarve != sf.MaxStarve || ss.Decisions > sf.Decisions {
+			t.Errorf("seed %d (%s): summary stopped %+v, full %+v", seed, p.Name(), ss, sf)
+		}
+		if unfinished > 0 {
+			stopped++
+		}
+	}
+	t.Logf("%d of 40 runs stopped with jobs unfinished", stopped)
+	if stopped < 10 {
+		t.Errorf("only %d of 40 runs stopped before a job finished: the stop went nearly untested", stopped)
 	}
 }

@@ -17,6 +17,7 @@ func newCompareGavel(s *settings) *cobra.Command {
 	var throughputs, cluster, window string
 	var policies, options []string
 	var seed int64
+	var allJobs bool
 	cmd := &cobra.Command{
 		Use:   "compare-gavel DIR",
 		Short: "Run fairbench's Gavel policies on the traces of a folder of Gavel results and print their mean JCTs beside Gavel's",
@@ -27,6 +28,10 @@ each trace in Gavel's setting (36 V100 + 36 P100 + 36 K80, 360 s rounds, no
 restore cost, Gavel's throughput file), and prints a Markdown table: the mean
 JCT over jobs 0-999 less those Gavel dropped, beside Gavel's, their ratio, the
 window's end, the allocations each computed, and CPU time. Runs go one at a time.
+Like Gavel's, each run stops when the window's jobs are done (the scenario key
+measure.stop: window_done), so that LP solves and CPU time are for the same
+work; --all-jobs simulates every job of the trace instead (the JCTs are the
+same: the simulator is causal).
 
 --throughputs defaults to DIR/../gavel/simulation_throughputs.json when that
 file exists, else the built-in catalogue (which holds its figures for Gavel's
@@ -63,7 +68,7 @@ The small folder of fairbench's own test data compares the same way:
 			}
 			rows, err := gavelref.Compare(ref, gavelref.Options{
 				Throughputs: throughputs, Policies: nilIfEmpty(policies), PolicyOptions: opts, Seed: seed,
-				Registry: registry.Default(),
+				AllJobs: allJobs, Registry: registry.Default(),
 				Progress: func(trace, policy string) { fmt.Fprintf(cmd.ErrOrStderr(), "%s: %s\n", trace, policy) },
 			})
 			if err != nil {
@@ -78,6 +83,7 @@ The small folder of fairbench's own test data compares the same way:
 	cmd.Flags().StringSliceVar(&policies, "policy", nil, "compare only these fairbench policies (repeatable, or comma-separated)")
 	cmd.Flags().StringSliceVar(&options, "option", nil, "POLICY:KEY=VALUE, a policy option (repeatable, or comma-separated)")
 	cmd.Flags().Int64Var(&seed, "seed", 1, "the runs' seed (Gavel's --seed of the reference runs)")
+	cmd.Flags().BoolVar(&allJobs, "all-jobs", false, "simulate every job of each trace instead of stopping when the window's jobs are done, as Gavel does")
 	return cmd
 }
 

@@ -33,7 +33,13 @@ type Options struct {
 	PolicyOptions map[string]map[string]any
 	// Seed is the run's seed (Gavel's --seed; it drives the shuffled type
 	// orders).
-	Seed     int64
+	Seed int64
+	// AllJobs simulates every job of a trace. Without it a run stops when
+	// the window's jobs are done (scenario key measure.stop: window_done),
+	// as Gavel's simulator stops once its jobs_to_complete are: the
+	// window's JCTs are the same either way, and the solves and CPU time
+	// are for the same work as Gavel's.
+	AllJobs  bool
 	Registry *solvers.Registry
 	// Progress, when set, is told about each run as it starts.
 	Progress func(trace, policy string)
@@ -52,12 +58,13 @@ type Row struct {
 	GavelLast, Last float64
 	// GavelDecisions is Gavel's allocation recomputations; Decisions is
 	// fairbench's allocations computed up to Last, and LPs its LP solves
-	// over the whole run (0 for policies without LPs).
+	// over the simulated span (0 for policies without LPs).
 	GavelDecisions, Decisions, LPs int
-	// GavelCPU and CPU are the CPU seconds of the runs (fairbench's
-	// simulates every job of the trace, Gavel's stops when the window is
-	// done).
+	// GavelCPU and CPU are the CPU seconds of the runs. Gavel's stops when
+	// the window's jobs are done; fairbench's too unless Stopped is false
+	// (Options.AllJobs: every job of the trace simulated).
 	GavelCPU, CPU float64
+	Stopped       bool
 	// Note says why Gavel has no result, if it has none.
 	Note string
 }
@@ -116,12 +123,15 @@ func spec(ref *Reference, trace, policy string, o Options) ([]byte, error) {
 	if opts := o.PolicyOptions[policy]; opts != nil {
 		m["policy_options"] = map[string]any{policy: opts}
 	}
+	if !o.AllJobs {
+		m["measure"] = map[string]any{"from_job": ref.Window[0], "to_job": ref.Window[1], "stop": scenarios.StopWindowDone}
+	}
 	return json.Marshal(m) // YAML is a superset of JSON
 }
 
 func compare(ref *Reference, g *RefRun, pair Pair, o Options) (Row, error) {
 	row := Row{Trace: g.Trace, Gavel: pair.Gavel, Fairbench: pair.Fairbench, GavelJCT: g.AvgJCT, GavelLast: g.LastCompletion,
-		GavelDecisions: g.Recomputations, GavelCPU: g.CPU, Ratio: math.NaN()}
+		GavelDecisions: g.Recomputations, GavelCPU: g.CPU, Ratio: math.NaN(), Stopped: !o.AllJobs}
 	if !g.OK() {
 		row.Note = "Gavel: " + g.Status
 	}
@@ -174,6 +184,24 @@ func window(ref *Reference, g *RefRun, res *sim.Result, row *Row) {
 	}
 }
 
+// simulated says how far fairbench's runs went, which the LP solves and CPU
+// times count.
+func simulated(rows []Row) string {
+	stopped := 0
+	for _, r := range rows {
+		if r.Stopped {
+			stopped++
+		}
+	}
+	switch stopped {
+	case 0:
+		return "fairbench simulated every job of each trace (--all-jobs); Gavel stopped when the window's jobs were done.\n"
+	case len(rows):
+		return "fairbench's runs stopped when the window's jobs were done, as Gavel's did (measure.stop: window_done); LP solves and CPU are for that span.\n"
+	}
+	return fmt.Sprintf("%d of %d fairbench runs stopped when the window's jobs were done, as Gavel's did; the others simulated every job.\n", stopped, len(rows))
+}
+
 // cpuSeconds is the process's user + system CPU time so far.
 func cpuSeconds() float64 {
 	var ru syscall.Rusage
@@ -185,12 +213,12 @@ func cpuSeconds() float64 {
 }
 
 // WriteTable prints rows as a Markdown table, followed by the largest
-// deviation of a ratio from 1.
+// deviation of a ratio from 1 and what fairbench's runs simulated.
 func WriteTable(w io.Writer, rows []Row) error {
 	var b strings.Builder
 	b.WriteString("| trace | Gavel policy | fairbench policy | Gavel mean JCT (s) | fairbench mean JCT (s) | ratio | jobs | " +
-		"window end Gavel / fairbench (h) | allocations Gavel / fairbench | fairbench LP solves | CPU s Gavel / fairbench |\n")
-	b.WriteString("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+		"window end Gavel / fairbench (h) | allocations Gavel / fairbench | fairbench LP solves | CPU s Gavel / fairbench | CPU Gavel ÷ fairbench |\n")
+	b.WriteString("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 	worst := 0.0
 	var notes []string
 	for _, r := range rows {
@@ -208,11 +236,16 @@ func WriteTable(w io.Writer, rows []Row) error {
 			notes = append(notes, fmt.Sprintf("- %s, %s: %s", r.Trace, r.Gavel, r.Note))
 			ratio += fmt.Sprintf(" (note %d)", len(notes))
 		}
-		fmt.Fprintf(&b, "| %s | %s | %s | %s | %.0f | %s | %d | %s / %.1f | %d / %d | %d | %.1f / %.1f |\n",
+		speedup := "—"
+		if r.CPU > 0 && r.GavelCPU > 0 && r.Note == "" { // a crashed run of Gavel did other work
+			speedup = fmt.Sprintf("%.0f×", r.GavelCPU/r.CPU)
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %.0f | %s | %d | %s / %.1f | %d / %d | %d | %.1f / %.2f | %s |\n",
 			r.Trace, r.Gavel, r.Fairbench, gavelJCT, r.JCT, ratio, r.Jobs, gavelLast, r.Last/3600,
-			r.GavelDecisions, r.Decisions, r.LPs, r.GavelCPU, r.CPU)
+			r.GavelDecisions, r.Decisions, r.LPs, r.GavelCPU, r.CPU, speedup)
 	}
 	fmt.Fprintf(&b, "\nLargest deviation of a ratio from 1: %.1f%%\n", 100*worst)
+	b.WriteString(simulated(rows))
 	if len(notes) > 0 {
 		b.WriteString("\nNotes:\n" + strings.Join(notes, "\n") + "\n")
 	}

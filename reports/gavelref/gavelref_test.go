@@ -32,7 +32,13 @@ func TestAgreesWithGavel(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Log("\n" + table.String())
+	if !strings.Contains(table.String(), "fairbench's runs stopped when the window's jobs were done, as Gavel's did") {
+		t.Error("the table does not say that the runs stopped when the window's jobs were done")
+	}
 	for _, r := range rows {
+		if !r.Stopped {
+			t.Errorf("%s: the run did not stop with the window's jobs done, as Gavel's does", r.Fairbench)
+		}
 		if r.Jobs != 200 {
 			t.Errorf("%s: averaged over %d jobs, want 200", r.Fairbench, r.Jobs)
 		}
@@ -41,6 +47,37 @@ func TestAgreesWithGavel(t *testing.T) {
 		}
 		if d := float64(r.Decisions) / float64(r.GavelDecisions); d < 0.9 || d > 1.1 {
 			t.Errorf("%s: %d allocations, Gavel %d", r.Fairbench, r.Decisions, r.GavelDecisions)
+		}
+	}
+}
+
+// TestStopKeepsTheWindow: over jobs 0–99 of the small trace (100 arrive
+// after them), a run that stops when they are done gives the same mean JCT
+// and window end, bit for bit, as one that simulates all 200 jobs, with
+// fewer LP solves, and no more allocations up to the window's end (the
+// stopped run skips the decision at that moment).
+func TestStopKeepsTheWindow(t *testing.T) {
+	ref, err := Load("testdata/small", map[string]int{"V100": 12, "P100": 12, "K80": 12}, [2]int{0, 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rows [2][]Row
+	for k, all := range []bool{false, true} {
+		if rows[k], err = Compare(ref, Options{Seed: 7, Registry: registry.Default(), Policies: []string{"gavel-las", "gavel-fifo"}, AllJobs: all}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i, stop := range rows[0] {
+		full := rows[1][i]
+		if !stop.Stopped || full.Stopped || stop.JCT != full.JCT || stop.Last != full.Last || stop.Jobs != 100 {
+			t.Errorf("%s: stopped %v: mean JCT %v, end %v, %d jobs; all jobs (stopped %v): %v, %v, %d",
+				stop.Fairbench, stop.Stopped, stop.JCT, stop.Last, stop.Jobs, full.Stopped, full.JCT, full.Last, full.Jobs)
+		}
+		if stop.Decisions > full.Decisions || stop.Decisions < full.Decisions-1 || stop.LPs > full.LPs {
+			t.Errorf("%s: stopped %d allocations and %d LPs; all jobs %d and %d", stop.Fairbench, stop.Decisions, stop.LPs, full.Decisions, full.LPs)
+		}
+		if stop.Fairbench == "gavel-las" && stop.LPs >= full.LPs {
+			t.Errorf("gavel-las: %d LP solves stopped, %d for all jobs: the stop saved nothing", stop.LPs, full.LPs)
 		}
 	}
 }
