@@ -20,13 +20,15 @@ import (
 // most K(t) minus the fixed gangs (any of its flows plus the fixed jobs is
 // a flow of the whole relaxation), so it must reach exactly that, and its
 // relaxation's optimum is then its min-cost max-flow: the node's bound. The
-// search branches on a job the relaxation split, one child per type its
-// gang fits on plus one that keeps it out, depth first, the type holding
-// most of its GPUs first; it prunes a node whose bound is not below the
-// incumbent by more than optimalTol (relative), the tolerance by which the
-// fast path is declared optimal. The optimum is the same as CBC's within
-// that tolerance; among tied optima the incumbent (the fast path's
-// solution) is kept.
+// search branches on a job the relaxation split (the largest gang), one
+// child per type its gang fits on plus one that keeps it out, depth first,
+// the type holding most of its GPUs first; it prunes a node whose bound is
+// not below the incumbent by more than optimalTol (relative), the tolerance
+// by which the fast path is declared optimal. Before branching it fixes by
+// reduced costs at the node's own prices (refix): options that cannot lead
+// below the incumbent by more than that are dropped and never become
+// children. The optimum is the same as CBC's within that tolerance; among
+// tied optima the incumbent (the fast path's solution) is kept.
 
 // maxBranchNodes bounds the relaxations one search solves; a search that
 // reaches it hands the MIP to the backend (SolveExactFast).
@@ -54,6 +56,7 @@ type bbNode struct {
 // branchSearch is one search's state.
 type branchSearch struct {
 	in       *Instance
+	root     *flow // in's relaxation
 	k        int
 	best     Solution
 	nodes    int
@@ -70,7 +73,7 @@ type branchSearch struct {
 // known), under o's node and time limits. It returns the best solution
 // found, how the search ended, and the relaxations it solved.
 func branchAndBound(in *Instance, root *flow, inc Solution, o lp.Options, budget int, tol float64) (Solution, searchEnd, int) {
-	s := &branchSearch{in: in, k: root.fill(), best: inc, tol: tol, budget: budget, limit: o.NodeLimit}
+	s := &branchSearch{in: in, root: root, k: root.fill(), best: inc, tol: tol, budget: budget, limit: o.NodeLimit}
 	if o.TimeLimit > 0 {
 		s.deadline = time.Now().Add(o.TimeLimit)
 	}
@@ -111,7 +114,7 @@ func (s *branchSearch) visit(nd bbNode) bool {
 	s.nodes++
 	f := nd.f
 	if f == nil {
-		f = lpRelaxation(nd.sub)
+		f = relax(nd.sub, s.root.ord)
 	}
 	need := s.k - nd.fill
 	if f.fill() < need {
@@ -134,13 +137,22 @@ func (s *branchSearch) visit(nd bbNode) bool {
 		}
 		return true
 	}
-	j := split[0]
-	for _, c := range split[1:] {
-		if s.in.Gang[c] > s.in.Gang[j] {
+	nd, out, ok := s.refix(nd, f, need)
+	if !ok {
+		return true
+	}
+	j := -1
+	for _, c := range split {
+		if s.free(nd, c) && (j < 0 || s.in.Gang[c] > s.in.Gang[j]) {
 			j = c
 		}
 	}
-	for _, i := range s.childTypes(nd, f, j) {
+	if j < 0 {
+		// Rounding noise fixed every split job: solve what is left anew.
+		nd.f = nil
+		return s.visit(nd)
+	}
+	for _, i := range s.childTypes(nd, f, j, out[j]) {
 		if !s.visit(s.child(nd, j, i)) {
 			return false
 		}
@@ -148,10 +160,58 @@ func (s *branchSearch) visit(nd bbNode) bool {
 	return true
 }
 
+// free reports whether job j still has a type to run on in nd.
+func (s *branchSearch) free(nd bbNode, j int) bool {
+	t := s.in.Types
+	return slices.Contains(nd.sub.OK[j*t:(j+1)*t], true)
+}
+
+// refix is reduced-cost fixing (fixing.go) at nd, with the prices of its
+// relaxation f (fill row at need) and the incumbent as it stands: nd
+// without the options that cannot lead to a better solution, the jobs left
+// one option fixed on it, and whether each job may still stay out. False
+// when nothing below nd beats the incumbent. Without prices (rounding
+// noise) nd is returned as it is.
+func (s *branchSearch) refix(nd bbNode, f *flow, need int) (bbNode, []bool, bool) {
+	t := s.in.Types
+	pr, ok := f.prices()
+	if !ok {
+		out := make([]bool, s.in.Jobs())
+		for j := range out {
+			out[j] = true
+		}
+		return nd, out, true
+	}
+	keep, out, ok := nd.sub.options(pr, need, s.best.Objective-nd.cost, s.tol)
+	if !ok {
+		return nd, nil, false
+	}
+	sub := &Instance{Types: t, Cap: nd.sub.Cap, Gang: s.in.Gang, Cost: s.in.Cost, OK: keep}
+	c := bbNode{sub: sub, fixed: nd.fixed, cost: nd.cost, fill: nd.fill}
+	cloned := false
+	for j, d := range s.in.Gang {
+		i := only(keep, out, j, t)
+		if i < 0 {
+			continue
+		}
+		if !cloned {
+			c.fixed, sub.Cap, cloned = slices.Clone(nd.fixed), slices.Clone(nd.sub.Cap), true
+		}
+		c.fixed[j] = i
+		c.cost += s.in.Cost[j*t+i]
+		c.fill += d
+		keep[j*t+i] = false
+		if sub.Cap[i] -= d; sub.Cap[i] < 0 {
+			return nd, nil, false
+		}
+	}
+	return c, out, true
+}
+
 // childTypes lists the branches on job j: each type whose remaining
 // capacity holds its gang, the one holding most of its GPUs first, then
-// −1 (j kept out).
-func (s *branchSearch) childTypes(nd bbNode, f *flow, j int) []int {
+// −1 (j kept out) when stay (fixing left staying out an option).
+func (s *branchSearch) childTypes(nd bbNode, f *flow, j int, stay bool) []int {
 	t := s.in.Types
 	var out []int
 	most, at := 0, -1
@@ -168,7 +228,10 @@ func (s *branchSearch) childTypes(nd bbNode, f *flow, j int) []int {
 			out = append(out, i)
 		}
 	}
-	return append(out, -1)
+	if stay {
+		out = append(out, -1)
+	}
+	return out
 }
 
 // child is nd with job j fixed on type i, or kept out (i = −1).
@@ -214,13 +277,13 @@ func solveExactWithin(in *Instance, s lp.Solver, o lp.Options, k int, fast FastR
 		return out, err
 	}
 	began := time.Now()
-	sol, end, nodes := search(in, fast, o, budget)
+	sr := search(in, fast, o, budget)
 	// Objective summed job by job, as the backend's answer is (the
 	// rounding's incumbent was summed move by move).
-	sol = Solution{Type: slices.Clone(sol.Type)}
+	sol := Solution{Type: slices.Clone(sr.best.Type)}
 	in.evaluate(&sol)
-	out := ExactResult{Solution: sol, K: k, Status: lp.Optimal, Solves: 1, Nodes: nodes}
-	switch end {
+	out := ExactResult{Solution: sol, K: k, Status: lp.Optimal, Solves: 1, Nodes: sr.nodes}
+	switch sr.end {
 	case searchLimit:
 		out.Status = lp.LimitReached
 		return out, fmt.Errorf("fft: exact solve: branch and bound: %w", lp.ErrLimit)
@@ -232,41 +295,119 @@ func solveExactWithin(in *Instance, s lp.Solver, o lp.Options, k int, fast FastR
 				return out, fmt.Errorf("fft: exact solve: branch and bound: %w", lp.ErrLimit)
 			}
 		}
-		ex, err := SolveExactFrom(in, s, o, k, sol)
-		ex.Nodes, ex.Backend = nodes, ex.Solves
-		return ex, err
+		if sr.red == nil {
+			ex, err := SolveExactFrom(in, s, o, k, sol)
+			ex.Nodes, ex.Backend = sr.nodes, ex.Solves
+			return ex, err
+		}
+		return backendReduced(in, s, o, sol, sr)
 	}
 	return out, nil
+}
+
+// backendReduced hands the MIP that reduced-cost fixing left (sr.red: the
+// free jobs, the fixed ones as constants) to the backend s, from the
+// search's best solution sol when that is one of its solutions, and keeps
+// sol unless the backend's answer beats it by more than the search's
+// tolerance (the fixing dropped only what cannot).
+func backendReduced(in *Instance, s lp.Solver, o lp.Options, sol Solution, sr searched) (ExactResult, error) {
+	r := sr.red
+	start := Solution{Type: make([]int, r.sub.Jobs())}
+	free := make([]bool, in.Jobs())
+	for k, j := range r.jobs {
+		start.Type[k], free[j] = sol.Type[j], true
+	}
+	r.sub.evaluate(&start)
+	for j, i := range r.fixed {
+		if !free[j] && sol.Type[j] != i {
+			start = Solution{} // sol is not a solution of the reduced MIP
+			break
+		}
+	}
+	if start.Type != nil && r.sub.Check(start) != nil {
+		start = Solution{}
+	}
+	ex, err := SolveExactFrom(r.sub, s, o, sr.need, start)
+	ex.K, ex.Nodes, ex.Backend = sr.k, sr.nodes, ex.Solves
+	if ex.Status == lp.Infeasible {
+		// Nothing that fixing kept fills K(t): sol is optimal.
+		ex.Solution, ex.Status = sol, lp.Optimal
+		return ex, nil
+	}
+	if ex.Type == nil {
+		return ex, err
+	}
+	got := Solution{Type: slices.Clone(r.fixed)}
+	for k, j := range r.jobs {
+		got.Type[j] = ex.Type[k]
+	}
+	in.evaluate(&got)
+	ex.Solution = sol
+	if got.Objective < sol.Objective-sr.tol {
+		ex.Solution = got
+	}
+	return ex, err
+}
+
+// searched is a search's outcome: the best solution, how the search ended,
+// the relaxations it solved, and the instance fixing left (red, with its
+// fill row at need; nil when the search ran on the whole of in).
+type searched struct {
+	best  Solution
+	end   searchEnd
+	nodes int
+	red   *reduced
+	k     int
+	need  int
+	tol   float64
 }
 
 // search is the branch and bound from fast's solution, on the jobs that
 // reduced-cost fixing (fixing.go) leaves a choice when the relaxation's
 // prices can be read, else on all of them.
-func search(in *Instance, fast FastResult, o lp.Options, budget int) (Solution, searchEnd, int) {
+func search(in *Instance, fast FastResult, o lp.Options, budget int) searched {
 	tol := optimalTol * (1 + math.Abs(fast.Objective))
+	sr := searched{best: fast.Solution, k: fast.LPFill, tol: tol}
+	whole := func() searched {
+		sr.best, sr.end, sr.nodes = branchAndBound(in, fast.root, fast.Solution, o, budget, tol)
+		return sr
+	}
 	pr, ok := fast.root.prices()
 	if !ok {
-		return branchAndBound(in, fast.root, fast.Solution, o, budget, tol)
+		return whole()
 	}
 	r, better := in.fix(pr, fast.LPFill, fast.Objective, tol)
 	if !better {
-		return fast.Solution, searchProved, 0
+		return sr
 	}
-	root := lpRelaxation(r.sub)
-	need := fast.LPFill - r.fill
+	root := relax(r.sub, fast.root.ord.restrict(r.jobs, in.Jobs()))
+	sr.need, sr.red = fast.LPFill-r.fill, &r
 	switch {
-	case root.fill() < need:
-		return fast.Solution, searchProved, 1 // the fixed jobs leave K(t) unreachable
-	case root.fill() > need: // impossible: the fixed jobs and a flow of the rest are a flow
-		return branchAndBound(in, fast.root, fast.Solution, o, budget, tol)
+	case root.fill() < sr.need:
+		sr.nodes = 1 // the fixed jobs leave K(t) unreachable
+		return sr
+	case root.fill() > sr.need: // impossible: the fixed jobs and a flow of the rest are a flow
+		sr.red = nil
+		return whole()
 	}
-	best, end, nodes := branchAndBound(r.sub, root, Solution{Objective: fast.Objective - r.cost, Fill: need}, o, budget, tol)
+	best, end, nodes := branchAndBound(r.sub, root, Solution{Objective: fast.Objective - r.cost, Fill: sr.need}, o, budget, tol)
+	sr.end, sr.nodes = end, nodes
 	if best.Type == nil {
-		return fast.Solution, end, nodes
+		return sr
 	}
-	out := Solution{Type: r.fixed}
+	sr.best = Solution{Type: slices.Clone(r.fixed)}
 	for k, j := range r.jobs {
-		out.Type[j] = best.Type[k]
+		sr.best.Type[j] = best.Type[k]
 	}
-	return out, end, nodes
+	if end == searchBudget {
+		// Fix again against the better incumbent: the backend gets less.
+		in.evaluate(&sr.best)
+		r, better := in.fix(pr, fast.LPFill, sr.best.Objective, tol)
+		if !better {
+			sr.end = searchProved
+			return sr
+		}
+		sr.need, sr.red = fast.LPFill-r.fill, &r
+	}
+	return sr
 }

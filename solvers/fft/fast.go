@@ -2,6 +2,7 @@ package fft
 
 import (
 	"math"
+	"slices"
 	"sort"
 )
 
@@ -21,10 +22,10 @@ import (
 // paths solve exactly: each augmentation moves GPU units of jobs along the
 // cheapest path "not running → type a → type b → … → a type with a free
 // GPU", where an arc a→b moves one unit of the job j currently on a with the
-// smallest c[j][b]/d_j − c[j][a]/d_j (one heap per ordered pair of types, so
-// a path search costs O(types³), not O(jobs)). The per-unit path costs come
-// out in non-decreasing order, which gives the relaxation's optimum for every
-// fill value at once (Bound).
+// smallest c[j][b]/d_j − c[j][a]/d_j (each arc's jobs sorted by that once,
+// and a cursor per arc, so a path search costs O(types³), not O(jobs)). The
+// per-unit path costs come out in non-decreasing order, which gives the
+// relaxation's optimum for every fill value at once (Bound).
 //
 // Rounding: jobs the relaxation runs whole on one type keep that type; the
 // others (Split: the relaxation ran them partly or on two types — the
@@ -63,63 +64,6 @@ type entry struct {
 	j   int32
 }
 
-func entryLess(a, b entry) bool {
-	if a.key != b.key {
-		return a.key < b.key
-	}
-	return a.j < b.j
-}
-
-// entryHeap is a binary min-heap of entries (ties by job index).
-type entryHeap []entry
-
-func (h entryHeap) down(i int) {
-	n := len(h)
-	for {
-		l := 2*i + 1
-		if l >= n {
-			return
-		}
-		m := l
-		if r := l + 1; r < n && entryLess(h[r], h[l]) {
-			m = r
-		}
-		if !entryLess(h[m], h[i]) {
-			return
-		}
-		h[i], h[m] = h[m], h[i]
-		i = m
-	}
-}
-
-func (h *entryHeap) push(e entry) {
-	*h = append(*h, e)
-	s := *h
-	i := len(s) - 1
-	for i > 0 {
-		p := (i - 1) / 2
-		if !entryLess(s[i], s[p]) {
-			break
-		}
-		s[i], s[p] = s[p], s[i]
-		i = p
-	}
-}
-
-func (h *entryHeap) pop() {
-	s := *h
-	n := len(s) - 1
-	s[0] = s[n]
-	*h = s[:n]
-	(*h).down(0)
-}
-
-func (h entryHeap) heapify() {
-	for i := len(h)/2 - 1; i >= 0; i-- {
-		h.down(i)
-	}
-}
-
 // segment is one augmentation: units GPUs at cost per GPU.
 type segment struct {
 	units int
@@ -133,7 +77,8 @@ type flow struct {
 	nodes int     // types + 1
 	units []int32 // units[j*nodes+a]: GPUs of job j at node a
 	load  []int   // GPUs in use per type
-	heaps []entryHeap
+	ord   *order  // the moves along each arc, cheapest first
+	cur   []int   // per arc a→b (a*t+b, a = t the idle node), see top
 	segs  []segment
 }
 
@@ -142,32 +87,97 @@ func (f *flow) perGPU(j, i int) float64 {
 	return f.in.Cost[j*f.t+i] / float64(f.in.Gang[j])
 }
 
-// heap is the arc a→b's heap (a may be the idle node; b is a type).
-func (f *flow) heap(a, b int) *entryHeap { return &f.heaps[a*f.t+b] }
-
 // arrive records that job j now has GPUs on type a: it becomes a candidate
-// for the arcs a→b.
+// for the arcs a→b, ahead of the arcs' cursors if need be.
 func (f *flow) arrive(j, a int) {
-	base := f.perGPU(j, a)
-	for b := range f.t {
-		if b != a && f.in.OK[j*f.t+b] {
-			f.heap(a, b).push(entry{f.perGPU(j, b) - base, int32(j)})
+	t := f.t
+	for b := range t {
+		if k := a*t + b; b != a {
+			if p := int(f.ord.pos[k][j]); p >= 0 && p < f.cur[k] {
+				f.cur[k] = p
+			}
 		}
 	}
 }
 
-// top is the cheapest valid move along a→b (lazy deletion of jobs that
-// have left a).
+// top is the cheapest valid move along a→b: the first job of the arc's
+// order that has GPUs on a and may run on b. Every job before the arc's
+// cursor is not valid (a unit never returns to the idle node, and a job
+// arriving on a type moves the cursors of its arcs back to it), so the
+// scan starts there.
 func (f *flow) top(a, b int) (entry, bool) {
-	h := f.heap(a, b)
-	for len(*h) > 0 {
-		e := (*h)[0]
-		if f.units[int(e.j)*f.nodes+a] > 0 {
-			return e, true
+	k := a*f.t + b
+	jobs := f.ord.arcs[k]
+	for c := f.cur[k]; c < len(jobs); c++ {
+		j := int(jobs[c])
+		if f.units[j*f.nodes+a] > 0 && f.in.OK[j*f.t+b] {
+			f.cur[k] = c
+			key := f.perGPU(j, b)
+			if a != f.t {
+				key -= f.perGPU(j, a)
+			}
+			return entry{key, int32(j)}, true
 		}
-		h.pop()
 	}
+	f.cur[k] = len(jobs)
 	return entry{}, false
+}
+
+// order lists, per arc a→b (a a type or the idle node, b a type), the
+// jobs that may run on b (and on a) by the cost of moving a GPU of theirs
+// along it, c[j][b]/d_j (− c[j][a]/d_j), ties by job index; pos[a*t+b][j]
+// is j's place in that list, −1 where absent. It holds for any instance
+// with the same costs and gangs and a subset of the flags.
+type order struct {
+	arcs [][]int32
+	pos  [][]int32
+}
+
+// newOrder is in's order.
+func newOrder(in *Instance) *order {
+	t, n := in.Types, in.Jobs()
+	ord := &order{arcs: make([][]int32, (t+1)*t), pos: make([][]int32, (t+1)*t)}
+	var moves []entry
+	for a := range t + 1 {
+		for b := range t {
+			if a == b {
+				continue
+			}
+			moves = moves[:0]
+			for j, d := range in.Gang {
+				if !in.OK[j*t+b] || (a < t && !in.OK[j*t+a]) {
+					continue
+				}
+				key := in.Cost[j*t+b] / float64(d)
+				if a < t {
+					key -= in.Cost[j*t+a] / float64(d)
+				}
+				moves = append(moves, entry{key, int32(j)})
+			}
+			slices.SortFunc(moves, func(x, y entry) int {
+				if x.key != y.key {
+					if x.key < y.key {
+						return -1
+					}
+					return 1
+				}
+				return int(x.j - y.j)
+			})
+			jobs := make([]int32, len(moves))
+			for c, e := range moves {
+				jobs[c] = e.j
+			}
+			pos := make([]int32, n)
+			for j := range pos {
+				pos[j] = -1
+			}
+			for c, j := range jobs {
+				pos[j] = int32(c)
+			}
+			ord.arcs[a*t+b], ord.pos[a*t+b] = jobs, pos
+		}
+	}
+	return ord
 }
 
 // relaxTol is the relative improvement below which Bellman–Ford does not
@@ -175,50 +185,90 @@ func (f *flow) top(a, b int) (entry, bool) {
 const relaxTol = 1e-12
 
 // lpRelaxation runs successive shortest paths to the maximum flow.
-func lpRelaxation(in *Instance) *flow {
+func lpRelaxation(in *Instance) *flow { return relax(in, newOrder(in)) }
+
+// restrict is the order of the instance of in's jobs listed in jobs
+// (increasing), renumbered 0, 1, … in that order, with the same costs and
+// gangs and flags among in's: o's lists without the other jobs, which keeps
+// them sorted, ties by (the new) job index included.
+func (o *order) restrict(jobs []int, n int) *order {
+	idx := make([]int32, n)
+	for j := range idx {
+		idx[j] = -1
+	}
+	for k, j := range jobs {
+		idx[j] = int32(k)
+	}
+	r := &order{arcs: make([][]int32, len(o.arcs)), pos: make([][]int32, len(o.pos))}
+	for k, list := range o.arcs {
+		if o.pos[k] == nil {
+			continue // a→a
+		}
+		var kept []int32
+		for _, j := range list {
+			if idx[j] >= 0 {
+				kept = append(kept, idx[j])
+			}
+		}
+		pos := make([]int32, len(jobs))
+		for j := range pos {
+			pos[j] = -1
+		}
+		for c, j := range kept {
+			pos[j] = int32(c)
+		}
+		r.arcs[k], r.pos[k] = kept, pos
+	}
+	return r
+}
+
+// relax is lpRelaxation with the order of an instance of the same costs
+// and gangs whose flags include in's.
+func relax(in *Instance, ord *order) *flow {
 	t, n := in.Types, in.Jobs()
 	f := &flow{in: in, t: t, nodes: t + 1, units: make([]int32, n*(t+1)), load: make([]int, t),
-		heaps: make([]entryHeap, (t+1)*t)}
+		ord: ord, cur: make([]int, (t+1)*t)}
 	idle := t
 	for j, d := range in.Gang {
 		f.units[j*f.nodes+idle] = int32(d)
 	}
-	for b := range t {
-		h := make(entryHeap, 0, n)
-		for j := range n {
-			if in.OK[j*t+b] {
-				h = append(h, entry{f.perGPU(j, b), int32(j)})
-			}
+	for k := range f.cur {
+		if k < idle*t {
+			f.cur[k] = len(ord.arcs[k]) // no job on a type yet
 		}
-		h.heapify()
-		*f.heap(idle, b) = h
 	}
 	dist := make([]float64, f.nodes)
 	pred := make([]int, f.nodes)
 	predJ := make([]int32, f.nodes)
+	// arcs[a*t+b] is the cheapest move along a→b (key +Inf where none);
+	// an augmentation changes only the arcs out of the nodes on its path.
+	arcs := make([]entry, f.nodes*t)
+	for a := range f.nodes {
+		f.cheapest(a, arcs[a*t:(a+1)*t])
+	}
 	type arc struct{ a, b, j int }
 	var path []arc
+	// dirty[a]: dist[a] changed since a's arcs were last relaxed (relaxing
+	// them again could change nothing: dist only falls).
+	dirty := make([]bool, f.nodes)
 	for {
 		for a := range dist {
-			dist[a] = math.Inf(1)
+			dist[a], dirty[a] = math.Inf(1), false
 		}
-		dist[idle] = 0
+		dist[idle], dirty[idle] = 0, true
 		for range f.nodes {
 			changed := false
 			for a := range f.nodes {
-				if math.IsInf(dist[a], 1) {
+				if !dirty[a] {
 					continue
 				}
-				for b := range t {
-					if b == a {
-						continue
-					}
-					e, ok := f.top(a, b)
-					if !ok {
+				dirty[a] = false
+				for b, e := range arcs[a*t : (a+1)*t] {
+					if math.IsInf(e.key, 1) {
 						continue
 					}
 					if nd := dist[a] + e.key; nd < dist[b]-relaxTol*(1+math.Abs(nd)) {
-						dist[b], pred[b], predJ[b] = nd, a, e.j
+						dist[b], pred[b], predJ[b], dirty[b] = nd, a, e.j, true
 						changed = true
 					}
 				}
@@ -258,6 +308,24 @@ func lpRelaxation(in *Instance) *flow {
 		}
 		f.load[best] += delta
 		f.segs = append(f.segs, segment{delta, dist[best]})
+		for _, p := range path {
+			f.cheapest(p.a, arcs[p.a*t:(p.a+1)*t])
+			f.cheapest(p.b, arcs[p.b*t:(p.b+1)*t])
+		}
+	}
+}
+
+// cheapest fills row[b] with the cheapest valid move along a→b for every
+// type b, key +Inf where there is none (b = a included).
+func (f *flow) cheapest(a int, row []entry) {
+	for b := range row {
+		row[b] = entry{key: math.Inf(1)}
+		if b == a {
+			continue
+		}
+		if e, ok := f.top(a, b); ok {
+			row[b] = e
+		}
 	}
 }
 
@@ -357,6 +425,7 @@ func dive(in *Instance, f *flow) ([]int, bool) {
 	for j := range fixed {
 		fixed[j] = -1
 	}
+	ord := f.ord
 	for range maxDives {
 		typ, split := f.round()
 		if len(split) == 0 {
@@ -385,7 +454,7 @@ func dive(in *Instance, f *flow) ([]int, bool) {
 				sub.OK[s*t+at] = false
 			}
 		}
-		f = lpRelaxation(sub)
+		f = relax(sub, ord)
 	}
 	return nil, false
 }

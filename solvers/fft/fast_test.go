@@ -3,6 +3,7 @@ package fft
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"fairbench/solvers/lp"
@@ -131,6 +132,40 @@ func TestExactFromFastStart(t *testing.T) {
 		}
 		if warm.Solves != 2 || cold.Solves != 2 {
 			t.Fatalf("trial %d: %d and %d solves, want 2 (K(t), then the round's program)", trial, warm.Solves, cold.Solves)
+		}
+	}
+}
+
+// An order restricted to some jobs is the order of the instance of those
+// jobs, so relaxations solved with either agree unit for unit.
+func TestOrderRestrict(t *testing.T) {
+	t.Parallel()
+	r := rand.New(rand.NewPCG(37, 13))
+	for trial := range 100 {
+		in := randomInstance(r, 5+r.IntN(40), 1+r.IntN(6), trial%2 == 0)
+		// Ties by job index matter: copy some jobs' costs onto others.
+		for j := 1; j < in.Jobs(); j += 3 {
+			copy(in.Cost[j*in.Types:(j+1)*in.Types], in.Cost[(j-1)*in.Types:j*in.Types])
+			in.Gang[j] = in.Gang[j-1]
+		}
+		var jobs []int
+		sub := &Instance{Types: in.Types, Cap: in.Cap}
+		for j, d := range in.Gang {
+			if r.IntN(3) != 0 {
+				jobs = append(jobs, j)
+				sub.Gang = append(sub.Gang, d)
+				sub.Cost = append(sub.Cost, in.Cost[j*in.Types:(j+1)*in.Types]...)
+				sub.OK = append(sub.OK, in.OK[j*in.Types:(j+1)*in.Types]...)
+			}
+		}
+		got, want := newOrder(in).restrict(jobs, in.Jobs()), newOrder(sub)
+		for k := range want.arcs {
+			if !slices.Equal(got.arcs[k], want.arcs[k]) || !slices.Equal(got.pos[k], want.pos[k]) {
+				t.Fatalf("trial %d arc %d: restricted %v %v, fresh %v %v", trial, k, got.arcs[k], got.pos[k], want.arcs[k], want.pos[k])
+			}
+		}
+		if a, b := relax(sub, got), lpRelaxation(sub); !slices.Equal(a.units, b.units) {
+			t.Fatalf("trial %d: flows differ", trial)
 		}
 	}
 }

@@ -1,6 +1,9 @@
 package fft
 
-import "math"
+import (
+	"math"
+	"slices"
+)
 
 // Reduced-cost fixing before the search.
 //
@@ -132,48 +135,82 @@ type reduced struct {
 	fill  int
 }
 
-// fix drops the options that cannot beat the incumbent objective inc by
-// more than tol at prices pr (fill row at k). It returns false when no
-// solution can: LB itself does not, a job has no option left, or a fixed
-// gang overfills its type.
-func (in *Instance) fix(pr prices, k int, inc, tol float64) (reduced, bool) {
+// options classifies each job's options at prices pr with the fill row at
+// k, for solutions that must cost less than inc − tol: keep[j*Types+i] is
+// whether type i stays an option of job j, out[j] whether staying out does.
+// It returns false when none can: LB itself does not, or a job is left no
+// option.
+func (in *Instance) options(pr prices, k int, inc, tol float64) (keep, out []bool, ok bool) {
 	t := in.Types
 	lb, m := in.lagrange(pr, k)
 	room := inc - tol - lb // an option must cost less than m_j + room
-	r := reduced{fixed: make([]int, in.Jobs())}
 	if !(room > 0) {
+		return nil, nil, false
+	}
+	keep, out = make([]bool, len(in.OK)), make([]bool, in.Jobs())
+	for j, d := range in.Gang {
+		kept := false
+		for i := range t {
+			ji := j*t + i
+			keep[ji] = in.OK[ji] && in.Cost[ji]+float64(d)*(pr.u[i]-pr.w)-m[j] < room
+			kept = kept || keep[ji]
+		}
+		if out[j] = -m[j] < room; !kept && !out[j] {
+			return nil, nil, false
+		}
+	}
+	return keep, out, true
+}
+
+// only is the one option keep leaves job j when out[j] is not one, else −1
+// (j out, or a choice left).
+func only(keep, out []bool, j, t int) int {
+	if out[j] {
+		return -1
+	}
+	at := -1
+	for i := range t {
+		if keep[j*t+i] {
+			if at >= 0 {
+				return -1
+			}
+			at = i
+		}
+	}
+	return at
+}
+
+// fix drops the options that cannot beat the incumbent objective inc by
+// more than tol at prices pr (fill row at k), fixes the jobs left one
+// option and leaves out those left none but staying out. It returns false
+// when no solution can beat inc: see options, or a fixed gang overfills its
+// type.
+func (in *Instance) fix(pr prices, k int, inc, tol float64) (reduced, bool) {
+	t := in.Types
+	r := reduced{fixed: make([]int, in.Jobs())}
+	keep, out, ok := in.options(pr, k, inc, tol)
+	if !ok {
 		return r, false
 	}
 	sub := &Instance{Types: t, Cap: append([]int(nil), in.Cap...)}
-	keep := make([]bool, t)
 	for j, d := range in.Gang {
 		r.fixed[j] = -1
-		kept, last := 0, -1
-		for i := range t {
-			keep[i] = in.OK[j*t+i] && in.Cost[j*t+i]+float64(d)*(pr.u[i]-pr.w)-m[j] < room
-			if keep[i] {
-				kept, last = kept+1, i
-			}
-		}
-		out := -m[j] < room // staying out is still an option
-		switch {
-		case kept == 0 && !out:
-			return r, false
-		case kept == 0:
-			continue // out
-		case kept == 1 && !out:
-			r.fixed[j] = last
-			r.cost += in.Cost[j*t+last]
+		if i := only(keep, out, j, t); i >= 0 {
+			r.fixed[j] = i
+			r.cost += in.Cost[j*t+i]
 			r.fill += d
-			if sub.Cap[last] -= d; sub.Cap[last] < 0 {
+			if sub.Cap[i] -= d; sub.Cap[i] < 0 {
 				return r, false
 			}
 			continue
 		}
+		if !slices.Contains(keep[j*t:(j+1)*t], true) {
+			continue // out
+		}
 		r.jobs = append(r.jobs, j)
 		sub.Gang = append(sub.Gang, d)
 		sub.Cost = append(sub.Cost, in.Cost[j*t:(j+1)*t]...)
-		sub.OK = append(sub.OK, keep...)
+		sub.OK = append(sub.OK, keep[j*t:(j+1)*t]...)
 	}
 	r.sub = sub
 	return r, true
