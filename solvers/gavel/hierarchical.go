@@ -56,8 +56,9 @@ const levelSlack = 1e-9
 // cluster, where every job runs alone on its fastest type, that is one
 // iteration per job. Here the unsaturated jobs are sorted by the t at which
 // they reach their caps, and the largest k such that the first k can sit at
-// their caps while the others rise to the k-th of those t is found by
-// bisection, each step one LP (maximise s ∈ [0, 1] with every unsaturated job
+// their caps while the others rise to the k-th of those t is found by a
+// search from the k the last search found (stepping away from it by 1, 2,
+// 4, … and bisecting; reachability is monotone in k), each step one LP (maximise s ∈ [0, 1] with every unsaturated job
 // at L_j + s·(target_j − L_j); reachable when s = 1), after the test of k =
 // 1 when the previous step 1 found k = 0 (the usual answer on a loaded
 // cluster: that LP is then step 1's LP itself, with t = s·reach of the first
@@ -96,7 +97,10 @@ const levelSlack = 1e-9
 // The allocation returned (solution central, the default) is the central
 // point (lp.Interior) of the allocations that keep every class at its final
 // level: the water filling fixes the levels, not which shares give them.
-// With solution vertex it is the last step 1's vertex. Every LP of the water
+// With solution vertex it is the last step 1's vertex, and so it is
+// beyond 1,000 variables (classes × types; Tally.Fallbacks counts these),
+// where the central solve would fall back to a simplex vertex of that LP,
+// solved from scratch, which the last vertex already is. Every LP of the water
 // filling is feasible in exact arithmetic; one the solver finds infeasible
 // (noise in nearly tight rows) ends the water filling with the allocation
 // reached so far, rather than the run.
@@ -112,6 +116,10 @@ type Hierarchical struct {
 	// capless is whether the last step 1 that solved a level LP found no
 	// class able to reach its cap (k = 0): the next one tests k = 1 first.
 	capless bool
+	// guess holds, per iteration, the k the last search for reachable
+	// caps found there (reachableCaps), where the next search of that
+	// iteration starts.
+	guess []guess
 }
 
 // NewHierarchical builds gavel-hierarchical from HierarchicalOptions.
@@ -298,45 +306,47 @@ func (w *waterFill) raise(open []int, rate []float64, iter int) (bool, error) {
 		reach[c] = math.Max(0, (w.wf[c].cap-w.wf[c].level)/rate[c])
 	}
 	sort.SliceStable(open, func(a, b int) bool { return reach[open[a]] < reach[open[b]] })
-	k := len(open)
-	k1 := false // k = 1 is known reachable
-	if k > 1 && w.p.capless {
+	lo := 0 // k = 0 is reachable: the current levels are
+	if len(open) > 1 && w.p.capless {
 		// On a loaded cluster no class reaches its cap (k = 0, the answer
 		// of nearly every iteration at 20,000 jobs): one LP tells, where
-		// the test of them all and the bisection below take log₂ k + 2.
-		// Which comes first changes the LPs solved, not k. When no class
-		// can reach the first cap, that LP is the level LP of k = 0 (its
-		// s is t / reach[open[0]]), whose allocation it gives.
+		// the search below takes several. When no class can reach the
+		// first cap, that LP is the level LP of k = 0 (its s is
+		// t / reach[open[0]]), whose allocation it gives.
 		r, err := w.capsReachable(open, 1, reach, rate, iter)
 		if err != nil || r.m == nil {
 			return false, err
 		}
 		if !r.ok {
-			w.p.capless = true
-			w.rise(open, 0, r.s*reach[open[0]], rate)
-			w.settle(open, 0, r.m, r.v)
-			w.blame = r.blame
+			w.firstCap(open, r, reach, rate)
 			return true, nil
 		}
-		k1 = true
+		lo = 1
 	}
-	r, err := w.capsReachable(open, k, reach, rate, iter)
-	if err != nil || r.m == nil {
+	k, r, err := w.reachableCaps(open, lo, reach, rate, iter)
+	switch {
+	case err != nil:
 		return false, err
-	}
-	if !r.ok {
-		if w.final == nil {
-			// A feasible allocation already, should the LPs below fail.
-			w.final, w.shares = r.m, r.v
-		}
-		if k, err = w.reachableCaps(open, reach, rate, iter, k1); err != nil {
-			return false, err
-		}
+	case k == 0 && r.m != nil:
+		w.firstCap(open, r, reach, rate)
+		return true, nil
+	case k < len(open):
 		return w.raiseTo(open, k, reach, rate, iter)
+	case r.m == nil:
+		return false, nil // solver noise
 	}
 	w.p.capless = false
 	w.settle(open, k, r.m, r.v)
 	return true, nil
+}
+
+// firstCap settles the iteration with r, the LP of k = 1 when no class can
+// reach its cap: it is the level LP of k = 0, with t = s·reach[open[0]].
+func (w *waterFill) firstCap(open []int, r reached, reach, rate []float64) {
+	w.p.capless = true
+	w.rise(open, 0, r.s*reach[open[0]], rate)
+	w.settle(open, 0, r.m, r.v)
+	w.blame = r.blame
 }
 
 // raiseTo holds the first k open classes at their caps, raises the others
@@ -351,27 +361,83 @@ func (w *waterFill) raiseTo(open []int, k int, reach, rate []float64, iter int) 
 	return true, nil
 }
 
-// reachableCaps finds by bisection the largest k such that the first k open
-// classes (sorted by reach) can sit at their caps while the others rise to
-// the k-th reach.
-func (w *waterFill) reachableCaps(open []int, reach, rate []float64, iter int, k1 bool) (int, error) {
-	lo, hi := 0, len(open) // k = 0 is reachable: the current levels are.
-	if k1 {
-		lo = 1 // and so is k = 1 (raise tested it)
-	}
-	for hi-lo > 1 {
-		mid := (lo + hi) / 2
-		r, err := w.capsReachable(open, mid, reach, rate, iter)
+// reachableCaps finds the largest k ≤ len(open), k = lo known reachable,
+// such that the first k open classes (sorted by reach) can sit at their
+// caps while the others rise to the k-th reach. Reachability is monotone
+// in k (a larger k raises every class's target), so the order of the tests
+// changes the LPs solved, not k: the search starts at the k of the last
+// search (this decision's or the last one's, p.guess; len(open) if that
+// one found every class), steps away from it
+// by 1, 2, 4, … until k is bracketed, and bisects. It returns with k the
+// LP that settles the iteration, if it solved it: that of k = len(open)
+// when every class reaches its cap, that of k = 1 when none does.
+func (w *waterFill) reachableCaps(open []int, lo int, reach, rate []float64, iter int) (int, reached, error) {
+	n := len(open)
+	hi := n + 1 // no k beyond n
+	var top, one reached
+	probe := func(k int) (bool, error) {
+		r, err := w.capsReachable(open, k, reach, rate, iter)
 		if err != nil {
-			return 0, err
+			return false, err
+		}
+		if r.m != nil && w.final == nil {
+			// A feasible allocation already, should the LPs below fail.
+			w.final, w.shares = r.m, r.v
 		}
 		if r.ok && r.m != nil {
-			lo = mid
-		} else {
-			hi = mid
+			lo = k
+			if k == n {
+				top = r
+			}
+			return true, nil
+		}
+		if k == 1 {
+			one = r
+		}
+		hi = k
+		return false, nil
+	}
+	var last guess
+	if len(w.p.guess) > 0 {
+		last = w.p.guess[min(iter, len(w.p.guess)-1)]
+	}
+	g := n
+	if !last.all {
+		g = min(max(last.k, lo+1), n)
+	}
+	up, err := probe(g)
+	if err != nil {
+		return 0, reached{}, err
+	}
+	for step := 1; hi-lo > 1; step *= 2 {
+		k := g - step
+		if up {
+			k = min(g+step, n)
+		}
+		if k <= lo || k >= hi {
+			break
+		}
+		ok, err := probe(k)
+		if err != nil {
+			return 0, reached{}, err
+		}
+		if ok != up {
+			break
 		}
 	}
-	return lo, nil
+	for hi-lo > 1 {
+		if _, err := probe((lo + hi) / 2); err != nil {
+			return 0, reached{}, err
+		}
+	}
+	for len(w.p.guess) <= iter {
+		w.p.guess = append(w.p.guess, guess{})
+	}
+	w.p.guess[iter] = guess{k: lo, all: lo == n}
+	if lo == 0 {
+		return 0, one, nil
+	}
+	return lo, top, nil
 }
 
 // level solves the LP that raises the open classes beyond the first k
@@ -554,12 +620,22 @@ func (w *waterFill) objective() float64 {
 
 // allocation is the last allocation: with solution central, the central
 // point (lp.Interior) of the allocations that keep every class at its
-// final level, which the water filling fixes but not which shares give it.
+// final level, which the water filling fixes but not which shares give it;
+// beyond maxInterior variables, and with solution vertex, the last LP's
+// vertex.
 func (w *waterFill) allocation() (models.Allocation, error) {
 	if w.final == nil {
 		return models.Allocation{}, nil
 	}
 	if w.p.opt.Solution == SolutionVertex {
+		return models.Allocation{Fractions: w.final.fractions(w.shares)}, nil
+	}
+	if len(w.classes)*len(w.in.types) > maxInterior {
+		// Too large for the central solve (solveModel would solve the LP
+		// below for a simplex vertex instead): the last allocation is a
+		// feasible vertex already, every class's row holding at the level
+		// it reached.
+		w.run.tally.Fallbacks++
 		return models.Allocation{Fractions: w.final.fractions(w.shares)}, nil
 	}
 	x := w.final.matrix(w.shares)
@@ -574,6 +650,14 @@ func (w *waterFill) allocation() (models.Allocation, error) {
 		return models.Allocation{}, err
 	}
 	return models.Allocation{Fractions: f.fractions(f.clean(res.X))}, nil
+}
+
+// guess is the answer of a search for reachable caps: k, and whether it
+// was every open class (then the next search tries all first, whatever
+// their number).
+type guess struct {
+	k   int
+	all bool
 }
 
 // reached is the answer of capsReachable: whether the caps are reachable
