@@ -99,8 +99,9 @@ const levelSlack = 1e-9
 // level: the water filling fixes the levels, not which shares give them.
 // With solution vertex it is the last step 1's vertex, and so it is
 // beyond 1,000 variables (classes × types; Tally.Fallbacks counts these),
-// where the central solve would fall back to a simplex vertex of that LP,
-// solved from scratch, which the last vertex already is. Every LP of the water
+// where the central solve would fall back to a simplex vertex of that LP
+// solved from scratch: the last vertex is one of its feasible points
+// already. Every LP of the water
 // filling is feasible in exact arithmetic; one the solver finds infeasible
 // (noise in nearly tight rows) ends the water filling with the allocation
 // reached so far, rather than the run.

@@ -36,7 +36,7 @@ type warmChain struct {
 }
 
 // start is the basis to start an LP of shape next from: the last LP's,
-// renumbered; an empty one for the decision's first LP.
+// renumbered.
 func (ch *warmChain) start(next shape) *lp.Basis {
 	vars := make([]int, next.vars)
 	rows := make([]int, next.rows)
