@@ -181,13 +181,8 @@ func planRound(in RoundInput, w *roundWork) Plan {
 			continue
 		}
 		// Ties in the units' order, as a stable sort leaves them (the list
-		// is in unit order): the same order, by a faster sort.
-		slices.SortFunc(list, func(a, b planEntry) int {
-			if c := byPlanKey(a, b); c != 0 {
-				return c
-			}
-			return a.unit - b.unit
-		})
+		// is in unit order): the same order, by a faster sort (plansort.go).
+		sortPlan(list)
 	}
 	w.queue = queue
 	free := append(w.free[:0], in.Free...)
