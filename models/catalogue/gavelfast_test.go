@@ -115,8 +115,8 @@ func TestGavelFastFallsBack(t *testing.T) {
 		{`{"v100": {"('A3C', 1)": {"('A3C', 2)": [1, 1], "null": 1}}}`, "scale 2"},
 		{`{"v100": {"('A3C', 1)": {"null": 1e999}}}`, "finite"},
 		{`{}`, "no throughput figures"},
-		{`{"v100": {"(\u0027A3C\u0027, 1)": {"null": 1.5}}}`, ""}, // escapes: read by the thorough parser
-		{`{"v100": {"('A3C', 1)": {"null": 1.5}}, "k80": {}}`, ""},  // an empty GPU entry
+		{`{"v100": {"(\u0027A3C\u0027, 1)": {"null": 1.5}}}`, ""},  // escapes: read by the thorough parser
+		{`{"v100": {"('A3C', 1)": {"null": 1.5}}, "k80": {}}`, ""}, // an empty GPU entry
 	} {
 		fast := models.NewMatrix()
 		if gavelFast([]byte(c.doc), "s", catalogueGPUTypes, fast) {
