@@ -55,13 +55,14 @@ func PlaceGangs(c *models.Cluster, now map[models.JobID]Holding, run []models.As
 // placer is PlaceGangs with its work space kept from call to call (the
 // engine places at every decision).
 type placer struct {
-	c     *models.Cluster
-	free  []bool
-	rest  []int
-	fresh []int
-	out   []Slot
-	from  []int
-	room  []serverRoom // pick's work space
+	c      *models.Cluster
+	free   []bool
+	rest   []int
+	fresh  []int
+	picked [][]int // placeFast's GPUs for its fresh jobs
+	out    []Slot
+	from   []int
+	room   []serverRoom // pick's work space
 	// servers lists each type's servers, made at the first pick.
 	servers map[string][]int
 

@@ -21,8 +21,12 @@ type job struct {
 	// placements changed this job (at slot), and wasRunning, the apply that
 	// found it running.
 	inPlan, slot, wasRunning int
-	jt                       models.JobType
-	restore                  time.Duration // checkpoint-restore cost
+	// kept is the mark (engine.keep) of the placement that left the job on
+	// its GPUs as they are; dirty marks a job on engine.dirty.
+	kept    int
+	dirty   bool
+	jt      models.JobType
+	restore time.Duration // checkpoint-restore cost
 
 	done     float64
 	settled  time.Duration // time up to which done and the counters are exact
