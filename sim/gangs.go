@@ -204,7 +204,7 @@ func (p *placer) pick(free []bool, of []int, gang int) []int {
 	if best >= 0 {
 		servers = servers[best : best+1]
 	} else {
-		sort.SliceStable(servers, func(a, b int) bool { return servers[a].free > servers[b].free })
+		slices.SortStableFunc(servers, func(a, b serverRoom) int { return b.free - a.free })
 	}
 	gpus := make([]int, 0, gang)
 	for _, s := range servers {

@@ -243,7 +243,7 @@ func (e *engine) apply(ps []placement) {
 		e.running = slices.DeleteFunc(e.running, func(j *job) bool { return !j.running() })
 	}
 	kept := len(e.running)
-	var events []Event
+	events := e.events[:0] // reported only to an event log
 	for i := range ps {
 		p := &ps[i]
 		j := p.job
@@ -268,11 +268,13 @@ func (e *engine) apply(ps []placement) {
 		j.typ, j.gpus, j.place, j.accum, j.base = p.typ, p.gpus, p.place, p.accum, p.base
 		e.occupy(j)
 		e.running = append(e.running, j)
-		ev := Event{Kind: kind, Job: j.spec.ID, Type: j.typ, GPUs: j.gpus}
-		if kind != Start {
-			ev.Cost = j.restore.Seconds()
+		if e.cfg.OnEvent != nil {
+			ev := Event{Kind: kind, Job: j.spec.ID, Type: j.typ, GPUs: j.gpus}
+			if kind != Start {
+				ev.Cost = j.restore.Seconds()
+			}
+			events = append(events, ev)
 		}
-		events = append(events, ev)
 	}
 	// Keep running jobs in arrival order so every later scan is deterministic.
 	e.mergeStarted(kept)
@@ -281,6 +283,8 @@ func (e *engine) apply(ps []placement) {
 		ev.Rate = e.jobOf(ev.Job).rate
 		e.emit(ev)
 	}
+	clear(events)
+	e.events = events[:0]
 }
 
 // countDefault counts a new pair of GPU partners for which the matrix has no

@@ -35,6 +35,7 @@ type engine struct {
 	off     int      // job.pos − off is the job's index in active and views
 	running []*job   // holding GPUs, in arrival order
 	merged  []*job   // work space of mergeStarted
+	events  []Event  // work space of apply
 	occ     [][]*job // occ[g]: the jobs on GPU g (at most two)
 	// Kept up to date as jobs take and leave GPUs (occupy, release):
 	// vacant[g] is len(occ[g]) == 0, shared counts the GPUs that hold two
@@ -72,7 +73,8 @@ type engine struct {
 	rounds   rounds
 	placer   placer
 	rates    *models.Rates // every job's figures, for the snapshots
-	epoch    int           // apply calls so far; see job.inPlan
+	check    models.Checker
+	epoch    int // apply calls so far; see job.inPlan
 	// pending counts the unfinished jobs of a Measure window that stops
 	// the run when they are done (Window.StopWhenDone); −1 without one.
 	pending int
@@ -148,6 +150,7 @@ func newEngine(cfg Config, p solvers.Policy) *engine {
 		j.user = e.userIdx[j.spec.User]
 		e.rates.Add(&j.spec)
 	}
+	e.check.Locate = e.locate
 	e.occ = make([][]*job, cfg.Cluster.TotalGPUs())
 	e.vacant = make([]bool, len(e.occ))
 	for g := range e.vacant {
@@ -176,6 +179,15 @@ func (e *engine) jobOf(id models.JobID) *job {
 		return e.dense[id]
 	}
 	return e.byID[id]
+}
+
+// locate is the index in active (and the snapshot's Jobs) of the active job
+// with the given ID, −1 when there is none.
+func (e *engine) locate(id models.JobID) int {
+	if j := e.jobOf(id); j != nil && j.arrived && !j.finished {
+		return j.pos - e.off
+	}
+	return -1
 }
 
 // loop advances from event to event: arrivals, completions and round starts.
@@ -561,7 +573,7 @@ func (e *engine) decide(why models.Trigger) error {
 	if err != nil {
 		return fmt.Errorf("round %d (t=%gs): %w", e.round, seconds(e.now), err)
 	}
-	if err := models.Feasible(snap, alloc); err != nil {
+	if err := e.check.Feasible(snap, alloc); err != nil {
 		return fmt.Errorf("round %d (t=%gs): infeasible allocation: %w", e.round, seconds(e.now), err)
 	}
 	return e.adopt(alloc)

@@ -150,9 +150,9 @@ type Tiresias struct {
 	fresh []*entry
 	wait  []*entry
 	order []*models.JobState
-	// run is the Run of the last allocation returned, whose storage the
-	// next decision packs into (solvers.Policy: the caller's until then).
-	run []models.Assignment
+	// pack packs into the Run of the last allocation returned
+	// (solvers.Policy: the caller's until the next decision).
+	pack solvers.Packer
 }
 
 // entry is one job's queue state.
@@ -406,7 +406,8 @@ func (t *Tiresias) Allocate(s *models.Snapshot) (models.Allocation, error) {
 		}
 	}
 	t.last, t.seen = s.Now, true
-	p := solvers.NewPackerIn(s, t.run)
+	p := &t.pack
+	p.Reset(s)
 	place := p.Stay
 	if t.perType {
 		place = func(j *models.JobState) bool { return p.Place(j, t.ownType) }
@@ -419,8 +420,7 @@ func (t *Tiresias) Allocate(s *models.Snapshot) (models.Allocation, error) {
 	// the next work space.
 	clear(t.prev[:cap(t.prev)])
 	t.prev, t.ents = ents, t.prev[:0]
-	t.run = p.Assignments()
-	return models.Allocation{Run: t.run}, nil
+	return models.Allocation{Run: p.Finish()}, nil
 }
 
 // ownType is tiresias-pertype's chooser: the job's drawn type when it has
