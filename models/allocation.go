@@ -212,7 +212,7 @@ func (c *Checker) run(s *Snapshot, run []Assignment, colocate bool) error {
 			return &Violation{Constraint: "one placement per job", Job: as.Job, Detail: "job assigned twice"}
 		}
 		seen[i] = true
-		t := typeIndex(types, as.Type)
+		t := s.Cluster.TypeIndex(as.Type)
 		var thr float64
 		if row := s.RowOf(j); rows && row != nil && t >= 0 {
 			thr = row[t]
@@ -297,18 +297,6 @@ func (c *Checker) gpuTable(n int) []gpuOwners {
 	c.owners = slices.Grow(c.owners[:0], n)[:n]
 	clear(c.owners)
 	return c.owners
-}
-
-// typeIndex is the index of name in types, −1 when it is not there. Names
-// that differ in length or first byte are told apart without comparing
-// them whole.
-func typeIndex(types []string, name string) int {
-	for i, t := range types {
-		if len(t) == len(name) && (len(t) == 0 || t[0] == name[0]) && t == name {
-			return i
-		}
-	}
-	return -1
 }
 
 // sharer is a job on a GPU, with its gradient-accumulation setting.

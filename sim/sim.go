@@ -25,6 +25,7 @@ type engine struct {
 	jobs   []*job // in arrival order (then ID)
 	byID   map[models.JobID]*job
 	dense  []*job // dense[id] when every ID is small (see jobOf), else nil
+	posOf  []int  // with dense: posOf[id] is the active job's pos, −1 for others (see locate)
 	next   int    // index of the next job to arrive
 	active []*job // arrived and unfinished, in arrival order
 	// views[i] is active[i] as policies see it. It is kept up to date
@@ -141,6 +142,10 @@ func newEngine(cfg Config, p solvers.Policy) *engine {
 	}
 	if dense {
 		e.dense = make([]*job, 2*len(e.jobs)+1)
+		e.posOf = make([]int, len(e.dense))
+		for i := range e.posOf {
+			e.posOf[i] = -1
+		}
 		for _, j := range e.jobs {
 			e.dense[j.spec.ID] = j
 		}
@@ -184,10 +189,24 @@ func (e *engine) jobOf(id models.JobID) *job {
 // locate is the index in active (and the snapshot's Jobs) of the active job
 // with the given ID, −1 when there is none.
 func (e *engine) locate(id models.JobID) int {
+	if e.posOf != nil {
+		if id < 0 || id >= models.JobID(len(e.posOf)) || e.posOf[id] < 0 {
+			return -1
+		}
+		return e.posOf[id] - e.off
+	}
 	if j := e.jobOf(id); j != nil && j.arrived && !j.finished {
 		return j.pos - e.off
 	}
 	return -1
+}
+
+// setPos sets j's pos (−1: not active).
+func (e *engine) setPos(j *job, pos int) {
+	j.pos = pos
+	if e.posOf != nil {
+		e.posOf[j.spec.ID] = pos
+	}
 }
 
 // loop advances from event to event: arrivals, completions and round starts.
@@ -316,6 +335,9 @@ func (e *engine) complete() bool {
 		j.settle(e.now)
 		j.done = j.spec.Steps
 		j.finished, j.finish, j.areaFinish = true, e.now, e.area
+		if e.posOf != nil {
+			e.posOf[j.spec.ID] = -1
+		}
 		if e.pending > 0 && e.cfg.Measure.Contains(j.spec.ID) {
 			e.pending--
 		}
@@ -357,7 +379,7 @@ func (e *engine) dropFinished(first, last int) {
 	move := func(k, i int) {
 		if k != i {
 			j := e.active[i]
-			j.pos = e.off + k
+			e.setPos(j, e.off+k)
 			e.active[k], e.views[k] = j, e.views[i]
 		}
 	}
@@ -398,7 +420,7 @@ func (e *engine) arrive() bool {
 			j.clock[g] = e.rounds.credit
 		}
 		j.deficit = make([]float64, len(e.rounds.types))
-		j.pos = e.off + len(e.active)
+		e.setPos(j, e.off+len(e.active))
 		v := j.view()
 		e.rates.Attach(&v)
 		e.active = append(e.active, j)

@@ -84,7 +84,11 @@ func (j *job) settle(now time.Duration) {
 			from = p
 		}
 		if run := now - from; run > 0 {
-			j.done = math.Min(j.spec.Steps, j.done+j.rate*run.Seconds())
+			// min(Steps, done + rate·run): both positive and finite, so
+			// math.Min's care for NaNs and signed zeros is not needed.
+			if j.done += j.rate * run.Seconds(); j.done > j.spec.Steps {
+				j.done = j.spec.Steps
+			}
 			j.executed += run
 			j.attained = addSat(j.attained, mulSat(run, j.spec.Gang))
 			j.receive(run)

@@ -142,7 +142,7 @@ func (p *Packer) Stay(j *models.JobState) bool {
 		return false
 	}
 	if j.Running() && j.LastType != "" {
-		if i := slices.Index(p.types, j.LastType); i >= 0 && p.left[i] >= j.Gang && p.rate(j, i) > 0 {
+		if i := p.s.Cluster.TypeIndex(j.LastType); i >= 0 && p.left[i] >= j.Gang && p.rate(j, i) > 0 {
 			p.take(j, i)
 			return true
 		}
