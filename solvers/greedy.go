@@ -62,21 +62,17 @@ type Packer struct {
 }
 
 // NewPacker starts with every GPU of s's cluster free.
-func NewPacker(s *models.Snapshot) *Packer { return NewPackerIn(s, nil) }
-
-// NewPackerIn is NewPacker placing into run's storage: a policy that hands
-// it the assignments of its previous decision packs without allocating them
-// again, and then owns the Run it returns only until its next Allocate
-// (solvers.Policy allows that).
-func NewPackerIn(s *models.Snapshot, run []models.Assignment) *Packer {
-	p := &Packer{run: run}
+func NewPacker(s *models.Snapshot) *Packer {
+	p := new(Packer)
 	p.Reset(s)
 	return p
 }
 
 // Reset starts p again on s with every GPU free, keeping its work space: it
-// places into the storage of the Assignments it returned last, which a
-// policy that keeps its Packer owns only until its next Allocate.
+// places into the storage of the Assignments it returned last, so a policy
+// that keeps its Packer packs without allocating them again, and then owns
+// the Run it returns only until its next Allocate (solvers.Policy allows
+// that).
 func (p *Packer) Reset(s *models.Snapshot) {
 	p.s, p.types, p.run, p.most = s, s.Cluster.TypeNames(), p.run[:0], 0
 	p.left = slices.Grow(p.left[:0], len(p.types))[:len(p.types)]
