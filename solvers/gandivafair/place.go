@@ -13,7 +13,7 @@ const minPerGPU = 1e-6
 // home gives new jobs a type and a server, moves jobs between types at a
 // quantum start, and sets every job's tickets (package comment, steps 3–4).
 func (st *state) home(d *decision, quantum bool) {
-	nU, nT := len(st.users), len(st.types)
+	nT := len(st.types)
 	d.homed = st.homed // kept up to date below as jobs are homed and move
 	st.cmin = st.cmin[:0]
 	for k := range nT {
@@ -42,9 +42,9 @@ func (st *state) home(d *decision, quantum bool) {
 	if quantum {
 		unplaced = st.moveTypes(d, unplaced)
 	}
-	d.perGPU = matrix(nU, nT)
 	for u := range d.perGPU {
 		for k := range d.perGPU[u] {
+			d.perGPU[u][k] = 0
 			if d.homed[u][k] > 0 {
 				d.perGPU[u][k] = math.Min(1, d.share[u][k]/d.homed[u][k])
 			}
@@ -193,7 +193,9 @@ func (st *state) leave(j *job) {
 
 // sumTickets recomputes every server's tickets and load from its members.
 // A server's pseudo-job whose tickets change has its pass over the central
-// minimum scaled by old/new tickets, as a job's is (retick).
+// minimum scaled by old/new tickets, as a job's is (retick). That leaves the
+// central minimum where it was (see retick), so it is st.mins' as the
+// reticks before found it.
 func (st *state) sumTickets() {
 	for i := range st.srv {
 		sv := &st.srv[i]
@@ -204,7 +206,7 @@ func (st *state) sumTickets() {
 		}
 		sv.load = sv.tickets / float64(sv.gpus)
 		if old > 0 && sv.tickets > 0 && old != sv.tickets && len(sv.members) > 0 {
-			if m, ok := st.centralMin(sv.typ); ok && sv.pass > m {
+			if m, ok := st.mins.central(st, sv.typ); ok && sv.pass > m {
 				sv.pass = m + (sv.pass-m)*old/sv.tickets
 			}
 		}
@@ -262,61 +264,30 @@ func (st *state) chooseType(j *job, d *decision) int {
 // TestSimTradingRaisesThroughput lose 12% against no trading.)
 func (st *state) moveTypes(d *decision, unplaced []*job) []*job {
 	oracle := st.p.oracle
-	from := make([]bool, len(st.types))
+	nT := len(st.types)
+	from := make([]bool, nT)
 	for u, js := range d.userJobs {
 		share, homed := d.share[u], d.homed[u]
-		var ms []mover
 		for n := range js {
 			if !st.mayMove(share, homed, from) {
 				break
 			}
 			if n == 0 {
-				ms = st.movers.of(js, len(st.types))
+				st.movers.of(js, nT, share, homed)
 			}
-			best, bestTo := -1, 0
-			var bk moveKey
-			for i := range ms {
-				m := &ms[i]
-				a := m.typ
-				if a < 0 || !from[a] || (!oracle && !m.known[a]) {
-					continue // with profiling, a job is measured where it is before it moves
-				}
-				for _, b := range m.can {
-					if b == a || share[b] <= eps {
-						continue
-					}
-					gain, ok := moveGain(m.gang, m.running, a, b, share, homed)
-					if !ok {
-						continue
-					}
-					k := moveKey{
-						profile: !oracle && m.known[a] && !m.known[b],
-						waiting: !m.running,
-						ratio:   1,
-						gain:    gain,
-					}
-					if m.known[a] && m.known[b] {
-						k.ratio = m.j.tput[b] / m.j.tput[a]
-					}
-					if best < 0 || k.better(bk) {
-						best, bestTo, bk = i, b, k
-					}
-				}
-			}
+			best, to, bk := st.movers.pick(from, share, oracle)
 			if best < 0 {
 				break
 			}
-			j := ms[best].j
+			j := st.movers.ms[best].j
 			if j.srv >= 0 || j.placedLarge(st) {
 				st.leave(j)
 			}
 			if !slices.Contains(unplaced, j) {
 				unplaced = append(unplaced, j)
 			}
-			homed[j.typ] -= ms[best].gang
-			homed[bestTo] += ms[best].gang
-			j.typ, j.srv = bestTo, -1
-			ms[best].typ = bestTo
+			st.movers.move(best, to, share, homed)
+			j.typ, j.srv = to, -1
 			st.rep.typeMoves++
 			if !bk.waiting {
 				st.rep.typeMigrations++
@@ -326,6 +297,54 @@ func (st *state) moveTypes(d *decision, unplaced []*job) []*job {
 	return unplaced
 }
 
+// pick is the move moveTypes makes next among the movers (see moveTypes):
+// the mover's index, its target type and the move's key, or −1 when none
+// passes. from is mayMove's.
+func (t *movers) pick(from []bool, share []float64, oracle bool) (best, to int, bk moveKey) {
+	best = -1
+	for i := range t.ms {
+		m := &t.ms[i]
+		a := m.typ
+		if a < 0 || !from[a] || (!oracle && !m.known[a]) {
+			continue // with profiling, a job is measured where it is before it moves
+		}
+		for _, b := range m.can {
+			if b == a || share[b] <= eps {
+				continue
+			}
+			gain, ok := t.gains.gain(m.gi, m.running, a, b)
+			if !ok {
+				continue
+			}
+			k := moveKey{
+				profile: !oracle && m.known[a] && !m.known[b],
+				waiting: !m.running,
+				ratio:   1,
+				gain:    gain,
+			}
+			if m.known[a] && m.known[b] {
+				k.ratio = m.tput[b] / m.tput[a]
+			}
+			if best < 0 || k.better(bk) {
+				best, to, bk = i, b, k
+			}
+		}
+	}
+	return best, to, bk
+}
+
+// move moves mover i to type b: homed (the user's GPUs homed per type)
+// and the gain table follow.
+func (t *movers) move(i, b int, share, homed []float64) {
+	m := &t.ms[i]
+	a := m.typ
+	homed[a] -= m.gang
+	homed[b] += m.gang
+	t.gains.update(a, share, homed)
+	t.gains.update(b, share, homed)
+	m.typ = b
+}
+
 // mover is what moveTypes reads of one job, copied side by side for the
 // user's jobs (moveTypes walks them once per move: a walk over the jobs'
 // own records, each a few scattered allocations, cost more than the rest).
@@ -333,33 +352,105 @@ type mover struct {
 	j       *job
 	typ     int     // the job's home type, as moves change it
 	gang    float64 // its gang
+	gi      int     // its gang's index in movers.gangs
 	running bool
-	known   []bool // j.known
-	can     []int  // j.can
+	known   []bool    // j.known
+	can     []int     // j.can
+	tput    []float64 // j.tput
 }
 
-// movers is moveTypes' work space: one user's movers and the copies of
-// their known and can slices.
+// movers is moveTypes' work space: one user's movers, the copies of their
+// known and can slices, their distinct gangs and the user's gain table.
 type movers struct {
 	ms    []mover
 	known []bool
 	can   []int
+	gangs []float64
+	gains gainTable
 }
 
-// of lays out the movers of js (nT types), valid until the next call.
-func (t *movers) of(js []*job, nT int) []mover {
-	t.ms, t.known, t.can = t.ms[:0], t.known[:0], t.can[:0]
+// of lays out the movers of js (nT types) and fills the gain table for the
+// user's shares and homed GPUs, valid until the next call.
+func (t *movers) of(js []*job, nT int, share, homed []float64) {
+	t.ms, t.known, t.can, t.gangs = t.ms[:0], t.known[:0], t.can[:0], t.gangs[:0]
 	for _, j := range js {
 		t.known = append(t.known, j.known...)
 		t.can = append(t.can, j.can...)
 	}
 	kn, cn := 0, 0
 	for _, j := range js {
-		t.ms = append(t.ms, mover{j: j, typ: j.typ, gang: float64(j.gang), running: j.running(),
-			known: t.known[kn : kn+nT : kn+nT], can: t.can[cn : cn+len(j.can) : cn+len(j.can)]})
+		g := float64(j.gang)
+		gi := slices.Index(t.gangs, g)
+		if gi < 0 {
+			gi = len(t.gangs)
+			t.gangs = append(t.gangs, g)
+		}
+		t.ms = append(t.ms, mover{j: j, typ: j.typ, gang: g, gi: gi, running: j.running(),
+			known: t.known[kn : kn+nT : kn+nT], can: t.can[cn : cn+len(j.can) : cn+len(j.can)], tput: j.tput})
 		kn, cn = kn+nT, cn+len(j.can)
 	}
-	return t.ms
+	t.gains.reset(t.gangs, share, homed)
+}
+
+// gainTable holds the terms of moveGain for one user's shares and homed
+// GPUs, per type and per gang of its jobs, so that a move's test reads them
+// instead of computing them for every candidate (moveGain in the tests is
+// the test written out): pa[a] = share_a/D_a, its
+// threshold, pb[b][g] = share_b/(D_b + g) and over[a][g] = share_a/(D_a − g)
+// (where D_a > g). A move changes D on two types only, whose figures are
+// then computed again (update); the same expressions give the same values.
+type gainTable struct {
+	gangs        []float64
+	pa, thr      []float64 // [a]
+	pb, over     []float64 // [k·len(gangs) + gi]
+	overOK       []bool    // [a·len(gangs) + gi]: D_a > g
+	share, homed []float64
+}
+
+// reset fills the table for these gangs, shares and homed GPUs.
+func (t *gainTable) reset(gangs, share, homed []float64) {
+	nT, nG := len(share), len(gangs)
+	t.gangs = gangs
+	t.pa, t.thr = grow(t.pa, nT), grow(t.thr, nT)
+	t.pb, t.over = grow(t.pb, nT*nG), grow(t.over, nT*nG)
+	if cap(t.overOK) < nT*nG {
+		t.overOK = make([]bool, nT*nG)
+	}
+	t.overOK = t.overOK[:nT*nG]
+	for k := range nT {
+		t.update(k, share, homed)
+	}
+}
+
+func grow(x []float64, n int) []float64 { return slices.Grow(x[:0], n)[:n] }
+
+// update computes type k's figures again from share and homed.
+func (t *gainTable) update(k int, share, homed []float64) {
+	nG := len(t.gangs)
+	t.pa[k] = share[k] / homed[k]
+	t.thr[k] = t.pa[k]*(1+speedupTolerance) + eps
+	for gi, g := range t.gangs {
+		t.pb[k*nG+gi] = share[k] / (homed[k] + g)
+		t.overOK[k*nG+gi] = homed[k] > g
+		if homed[k] > g {
+			t.over[k*nG+gi] = share[k]/(homed[k]-g) - eps
+		}
+	}
+}
+
+// gain is what moving a job of gang t.gangs[gi] (running or not) from type
+// a to b gains its user in per-GPU tickets (see moveTypes) and whether the
+// move passes.
+func (t *gainTable) gain(gi int, running bool, a, b int) (float64, bool) {
+	nG := len(t.gangs)
+	pb := t.pb[b*nG+gi]
+	if pb <= t.thr[a] {
+		return 0, false
+	}
+	if running && t.overOK[a*nG+gi] && pb < t.over[a*nG+gi] {
+		return 0, false // a running job moves only if the move does not overshoot
+	}
+	return pb - t.pa[a], true
 }
 
 // mayMove sets from[a] when a job of the user with these shares and homed
@@ -384,20 +475,6 @@ func (st *state) mayMove(share, homed []float64, from []bool) bool {
 		}
 	}
 	return some
-}
-
-// moveGain is what moving a job of gang g (running or not) from type a to
-// b gains its user in per-GPU tickets (see moveTypes) and whether the move
-// passes.
-func moveGain(g float64, running bool, a, b int, share, homed []float64) (float64, bool) {
-	pa, pb := share[a]/homed[a], share[b]/(homed[b]+g)
-	if pb <= pa*(1+speedupTolerance)+eps {
-		return 0, false
-	}
-	if running && homed[a] > g && pb < share[a]/(homed[a]-g)-eps {
-		return 0, false // a running job moves only if the move does not overshoot
-	}
-	return pb - pa, true
 }
 
 // knows reports whether the scheduler has measured j, or another job of its

@@ -28,11 +28,17 @@ type state struct {
 	cmin  []float64 // per type: the central minimum pass at the start of this decision
 
 	jobs   map[models.JobID]*job
-	active []*job  // this decision's jobs, in snapshot order
-	prev   []*job  // the previous decision's jobs (a spare slice between decisions)
-	taken  []bool  // gpus' work space: per GPU, assigned in this decision
-	dirty  []bool  // per user: its jobs or what is known of them changed since the last decision
-	got    [][]int // gpus' work space: per active job, its GPUs
+	active []*job // this decision's jobs, in snapshot order
+	prev   []*job // the previous decision's jobs (a spare slice between decisions)
+	taken  []bool // gpus' work space: per GPU, assigned in this decision
+	dirty  []bool // per user: its jobs or what is known of them changed since the last decision
+	// Per user: since its speeds (speedups) were last measured, a job
+	// with speeds (terms) came or went or gained some, or its job list was
+	// put in a new order; measured again at its next dirty decision (see
+	// measureSpeeds).
+	changedS, changedR []bool
+	num, den           []float64 // measureSpeeds' and speedups' work space
+	got                [][]int   // gpus' work space: per active job, its GPUs
 	// The Run of the last allocation returned and the slab its GPU lists
 	// were cut from, which the next decision cuts from again
 	// (solvers.Policy: the caller's until then).
@@ -50,11 +56,16 @@ type state struct {
 	gone     []bool      // sync's work space: per user, a job of it finished
 	reorder  bool        // byUser must be rebuilt from active (a sync stopped early)
 
-	lastR  [][]float64 // [user][pair]: last known speedup, NaN when never known
-	lastS  [][]float64 // [user][type]: last known per-GPU throughput, NaN when never known
-	lastD  *decision   // the last decision's shares and trades
-	mins   minima      // retick's work space
-	movers movers      // moveTypes' work space
+	lastR   [][]float64 // [user][pair]: last known speedup, NaN when never known
+	lastS   [][]float64 // [user][type]: last known per-GPU throughput, NaN when never known
+	lastD   *decision   // the last decision's shares and trades
+	dec     decision    // the decision's storage, reused (see decision)
+	caps    []float64   // per type: its GPUs
+	weights []float64   // per user: its weight
+	names   []string    // per user: its name
+	holders []holder    // the market's work space
+	mins    minima      // retick's work space
+	movers  movers      // moveTypes' work space
 
 	decided bool
 	last    time.Duration
@@ -110,6 +121,7 @@ type job struct {
 
 	cur  *models.JobState // the snapshot's job during a decision, else nil
 	plan []use            // where it runs after this decision
+	kept bool             // plan is its GPUs of the last decision (keepRunning)
 
 	// last and lastTyp are the GPUs (ascending) and type the job was given
 	// at the previous decision (nil: it did not run). The policy keeps them
@@ -154,6 +166,11 @@ func newState(s *models.Snapshot, p *GandivaFair) *state {
 		types: c.TypeNames(), jobs: map[models.JobID]*job{}}
 	for i, u := range s.Users {
 		st.userIdx[u.Name] = i
+		st.weights = append(st.weights, u.Weight)
+		st.names = append(st.names, u.Name)
+	}
+	for _, g := range st.types {
+		st.caps = append(st.caps, float64(c.Capacity(g)))
 	}
 	nT := len(st.types)
 	ti := map[string]int{}
@@ -196,6 +213,7 @@ func newState(s *models.Snapshot, p *GandivaFair) *state {
 	}
 	st.byUser = make([][]*job, len(s.Users))
 	st.dirty = make([]bool, len(s.Users))
+	st.changedS, st.changedR = make([]bool, len(s.Users)), make([]bool, len(s.Users))
 	st.gone = make([]bool, len(s.Users))
 	st.demand = make([]float64, len(s.Users))
 	st.runnable = matrix(len(s.Users), nT)
@@ -299,10 +317,14 @@ func (st *state) sync(s *models.Snapshot, oracle bool) error {
 			learnt = st.learnt(js, j, isNew) || learnt
 		}
 		if learnt {
+			// known only grows, so the lists only grow: a list that kept
+			// its length is the same list.
+			ns, nr := len(js.speeds), len(js.terms)
 			js.learn(st.pairs)
 			st.dirty[js.user] = true
+			st.changed(js.user, len(js.speeds) != ns, len(js.terms) != nr)
 		}
-		js.cur, js.seen, js.pos, js.plan = j, st.gen, len(st.active), js.plan[:0]
+		js.cur, js.seen, js.pos, js.plan, js.kept = j, st.gen, len(st.active), js.plan[:0], false
 		if frac > 0 && js.running() && js.tickets > 0 {
 			js.pass += float64(js.gang) * frac / js.tickets
 		}
@@ -314,6 +336,7 @@ func (st *state) sync(s *models.Snapshot, oracle bool) error {
 		if js.seen != st.gen {
 			delete(st.jobs, js.id)
 			st.dirty[js.user], st.gone[js.user] = true, true
+			st.changed(js.user, len(js.speeds) > 0, len(js.terms) > 0)
 			st.count(js, -1)
 		}
 	}
@@ -330,6 +353,7 @@ func (st *state) sync(s *models.Snapshot, oracle bool) error {
 	} else {
 		for u := range st.byUser {
 			st.byUser[u] = st.byUser[u][:0]
+			st.changed(u, true, true)
 		}
 		for _, js := range st.active {
 			st.byUser[js.user] = append(st.byUser[js.user], js)
@@ -354,6 +378,13 @@ func (st *state) sync(s *models.Snapshot, oracle bool) error {
 		}
 	}
 	return nil
+}
+
+// changed notes that user u's speeds (s) or speedups (r) must be measured
+// again at its next dirty decision.
+func (st *state) changed(u int, s, r bool) {
+	st.changedS[u] = st.changedS[u] || s
+	st.changedR[u] = st.changedR[u] || r
 }
 
 // learnt marks the types on which the scheduler now knows js's throughput

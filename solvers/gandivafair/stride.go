@@ -368,6 +368,7 @@ func (st *state) keepRunning() {
 			j.plan = append(j.plan, use{i, b - a})
 			a = b
 		}
+		j.kept = true
 	}
 }
 
@@ -462,15 +463,9 @@ func (st *state) gpus(s *models.Snapshot) []models.Assignment {
 		if len(j.plan) == 0 || !j.running() || j.lastTyp != j.typ || len(j.last) != j.gang {
 			continue
 		}
-		same := true
-		for _, u := range j.plan {
-			c := 0
-			for _, g := range j.last {
-				if st.cluster.ServerOf(g) == u.srv {
-					c++
-				}
-			}
-			same = same && c == u.n
+		same := j.kept // a kept job's plan is its GPUs' servers (keepRunning)
+		if !same {
+			same = st.sameServers(j)
 		}
 		if same {
 			got[n] = j.last
@@ -516,7 +511,7 @@ func (st *state) gpus(s *models.Snapshot) []models.Assignment {
 		run = append(run, models.Assignment{Job: j.id, Type: st.types[j.typ], GPUs: got[n]})
 	}
 	for n, j := range st.active {
-		if got[n] == nil || !slices.Equal(got[n], j.last) {
+		if got[n] == nil || (!j.kept && !slices.Equal(got[n], j.last)) {
 			j.last = slices.Clone(got[n])
 		}
 		j.lastTyp = j.typ
@@ -525,4 +520,20 @@ func (st *state) gpus(s *models.Snapshot) []models.Assignment {
 	st.got = got
 	st.run, st.slab = run, slab
 	return run
+}
+
+// sameServers reports whether j's plan puts as many GPUs on each of its
+// servers as j holds there now.
+func (st *state) sameServers(j *job) bool {
+	same := true
+	for _, u := range j.plan {
+		c := 0
+		for _, g := range j.last {
+			if st.cluster.ServerOf(g) == u.srv {
+				c++
+			}
+		}
+		same = same && c == u.n
+	}
+	return same
 }
