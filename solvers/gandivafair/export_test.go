@@ -12,7 +12,8 @@ import (
 // over the jobs of s, the snapshot it has just decided on: each user's jobs
 // in snapshot order, its demand, runnable and homed GPUs, and what it knows
 // of each job's throughputs (with measured profiling, exactly the types with
-// Received > 0), and each user's speeds and speedups: those not due to be
+// Received > 0; lastKnown only where it is known on its last type), and
+// each user's speeds and speedups: those not due to be
 // measured again (changedS, changedR) are the means over its jobs now, in
 // job order, bit for bit.
 func (p *GandivaFair) CheckBookkeeping(s *models.Snapshot) error {
@@ -42,6 +43,9 @@ func (p *GandivaFair) CheckBookkeeping(s *models.Snapshot) error {
 		}
 		if j.typ >= 0 {
 			homed[j.user][j.typ] += g
+		}
+		if j.lastKnown && (j.lastTyp < 0 || !j.known[j.lastTyp]) {
+			return fmt.Errorf("job %d: lastKnown, but not known on its last type %d", sj.ID, j.lastTyp)
 		}
 	}
 	if len(st.jobs) != len(s.Jobs) {

@@ -27,10 +27,7 @@ func (st *state) home(d *decision, quantum bool) {
 		st.srv[i].empty = len(st.srv[i].members) == 0
 	}
 	var unplaced []*job
-	for _, j := range st.active {
-		if j.typ >= 0 {
-			continue
-		}
+	for _, j := range st.homeless {
 		k := st.chooseType(j, d)
 		if k < 0 {
 			continue // no type of this cluster can run it

@@ -53,6 +53,7 @@ type state struct {
 	runnable [][]float64 // [u][k] Σ gang of u's active jobs that can run on k
 	homed    [][]float64 // [u][k] Σ gang of u's active jobs homed on k
 	fresh    []*job      // sync's work space: the jobs it met for the first time
+	homeless []*job      // this decision's jobs without a home type, in snapshot order
 	gone     []bool      // sync's work space: per user, a job of it finished
 	reorder  bool        // byUser must be rebuilt from active (a sync stopped early)
 
@@ -119,9 +120,8 @@ type job struct {
 	seen    int     // state.gen of the last decision that saw it
 	pos     int     // position in this decision's snapshot
 
-	cur  *models.JobState // the snapshot's job during a decision, else nil
-	plan []use            // where it runs after this decision
-	kept bool             // plan is its GPUs of the last decision (keepRunning)
+	plan []use // where it runs after this decision
+	kept bool  // plan is its GPUs of the last decision (keepRunning)
 
 	// last and lastTyp are the GPUs (ascending) and type the job was given
 	// at the previous decision (nil: it did not run). The policy keeps them
@@ -130,6 +130,9 @@ type job struct {
 	// GPUs exactly, and its view of a job it preempted may lag.
 	last    []int
 	lastTyp int
+	// lastKnown, when true, says that known[lastTyp] is (false when
+	// lastTyp changes; learnt sets it), so that sync need not look.
+	lastKnown bool
 }
 
 // running reports whether j holds GPUs just before this decision.
@@ -268,6 +271,14 @@ func (st *state) sync(s *models.Snapshot, oracle bool) error {
 	// lose the finished jobs and gain the new ones.
 	st.prev, st.active = st.active, st.prev[:0]
 	fresh := st.fresh[:0]
+	// The schedulers' lists are rebuilt in snapshot order as jobs are met.
+	for i := range st.srv {
+		st.srv[i].members = st.srv[i].members[:0]
+	}
+	for k := range st.large {
+		st.large[k] = st.large[k][:0]
+	}
+	st.homeless = st.homeless[:0]
 	next, lastPos, ordered := 0, -1, !st.reorder
 	for i := range s.Jobs {
 		j := &s.Jobs[i]
@@ -324,11 +335,19 @@ func (st *state) sync(s *models.Snapshot, oracle bool) error {
 			st.dirty[js.user] = true
 			st.changed(js.user, len(js.speeds) != ns, len(js.terms) != nr)
 		}
-		js.cur, js.seen, js.pos, js.plan, js.kept = j, st.gen, len(st.active), js.plan[:0], false
+		js.seen, js.pos, js.plan, js.kept = st.gen, len(st.active), js.plan[:0], false
 		if frac > 0 && js.running() && js.tickets > 0 {
 			js.pass += float64(js.gang) * frac / js.tickets
 		}
 		st.active = append(st.active, js)
+		switch {
+		case js.typ < 0:
+			st.homeless = append(st.homeless, js)
+		case js.srv >= 0:
+			st.srv[js.srv].members = append(st.srv[js.srv].members, js)
+		default:
+			st.large[js.typ] = append(st.large[js.typ], js)
+		}
 	}
 	// Forget finished jobs: those of the last decision not met again (the
 	// map holds exactly the last decision's jobs and the new ones).
@@ -362,21 +381,6 @@ func (st *state) sync(s *models.Snapshot, oracle bool) error {
 	clear(st.gone)
 	clear(fresh)
 	st.fresh, st.reorder = fresh[:0], false
-	for i := range st.srv {
-		st.srv[i].members = st.srv[i].members[:0]
-	}
-	for k := range st.large {
-		st.large[k] = st.large[k][:0]
-	}
-	for _, js := range st.active {
-		switch {
-		case js.typ < 0:
-		case js.srv >= 0:
-			st.srv[js.srv].members = append(st.srv[js.srv].members, js)
-		default:
-			st.large[js.typ] = append(st.large[js.typ], js)
-		}
-	}
 	return nil
 }
 
@@ -396,10 +400,18 @@ func (st *state) changed(u int, s, r bool) {
 // looked at on every type.
 func (st *state) learnt(js *job, j *models.JobState, isNew bool) bool {
 	learn := func(k int) bool {
-		if k < 0 || js.known[k] || j.Received.On(st.types[k]) <= 0 {
+		if k < 0 {
+			return false
+		}
+		if js.known[k] {
+			js.lastKnown = js.lastKnown || k == js.lastTyp
+			return false
+		}
+		if j.Received.On(st.types[k]) <= 0 {
 			return false
 		}
 		js.known[k] = true
+		js.lastKnown = js.lastKnown || k == js.lastTyp
 		return true
 	}
 	if isNew {
@@ -410,7 +422,7 @@ func (st *state) learnt(js *job, j *models.JobState, isNew bool) bool {
 		return any
 	}
 	any := false
-	if js.running() {
+	if js.running() && !js.lastKnown {
 		any = learn(js.lastTyp)
 	}
 	if j.Running() && (!js.running() || j.LastType != st.types[js.lastTyp]) {
@@ -466,9 +478,6 @@ func (st *state) finish(s *models.Snapshot, d *decision, quantum bool) {
 	st.rep.record(st, s, d, quantum)
 	d.userJobs = nil // keep no job pointers beyond the decision
 	st.lastD = d
-	for _, js := range st.active {
-		js.cur = nil
-	}
 }
 
 func minPass(js []*job) float64 {

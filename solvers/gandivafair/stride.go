@@ -452,15 +452,18 @@ func (st *state) gpus(s *models.Snapshot) []models.Assignment {
 	clear(got)
 	planned, width := 0, 0
 	for n, j := range st.active {
-		if len(j.plan) > 0 {
-			planned++
-			w := 0
-			for _, u := range j.plan {
-				w += u.n
-			}
-			width += max(w, len(j.last))
+		if len(j.plan) == 0 {
+			j.last = nil // it does not run: nothing below reads its GPUs
+			j.setLastTyp()
+			continue
 		}
-		if len(j.plan) == 0 || !j.running() || j.lastTyp != j.typ || len(j.last) != j.gang {
+		planned++
+		w := 0
+		for _, u := range j.plan {
+			w += u.n
+		}
+		width += max(w, len(j.last))
+		if !j.running() || j.lastTyp != j.typ || len(j.last) != j.gang {
 			continue
 		}
 		same := j.kept // a kept job's plan is its GPUs' servers (keepRunning)
@@ -509,17 +512,22 @@ func (st *state) gpus(s *models.Snapshot) []models.Assignment {
 			got[n] = cut(from)
 		}
 		run = append(run, models.Assignment{Job: j.id, Type: st.types[j.typ], GPUs: got[n]})
-	}
-	for n, j := range st.active {
-		if got[n] == nil || (!j.kept && !slices.Equal(got[n], j.last)) {
+		if !j.kept && !slices.Equal(got[n], j.last) {
 			j.last = slices.Clone(got[n])
 		}
-		j.lastTyp = j.typ
+		j.setLastTyp()
 	}
 	clear(got)
 	st.got = got
 	st.run, st.slab = run, slab
 	return run
+}
+
+// setLastTyp records that j was given GPUs of its home type (or none).
+func (j *job) setLastTyp() {
+	if j.lastTyp != j.typ {
+		j.lastTyp, j.lastKnown = j.typ, false
+	}
 }
 
 // sameServers reports whether j's plan puts as many GPUs on each of its
