@@ -12,8 +12,8 @@ import (
 // over the jobs of s, the snapshot it has just decided on: each user's jobs
 // in snapshot order, its demand, runnable and homed GPUs, and what it knows
 // of each job's throughputs (with measured profiling, exactly the types with
-// Received > 0; lastKnown only where it is known on its last type), and
-// each user's speeds and speedups: those not due to be
+// Received > 0; lastKnown only where it is known on its last type), its
+// rows of speeds and terms, and each user's speeds and speedups: those not due to be
 // measured again (changedS, changedR) are the means over its jobs now, in
 // job order, bit for bit.
 func (p *GandivaFair) CheckBookkeeping(s *models.Snapshot) error {
@@ -61,9 +61,30 @@ func (p *GandivaFair) CheckBookkeeping(s *models.Snapshot) error {
 		if !slices.Equal(runnable[u], st.runnable[u]) || !slices.Equal(homed[u], st.homed[u]) {
 			return fmt.Errorf("user %d: runnable %v homed %v, want %v and %v", u, st.runnable[u], st.homed[u], runnable[u], homed[u])
 		}
+		if err := checkRows(st, u); err != nil {
+			return err
+		}
 		if err := checkMeans(st, u); err != nil {
 			return err
 		}
+	}
+	return nil
+}
+
+// checkRows compares user u's rows with its jobs' speeds and terms, and
+// each job's upos with its place in the user's list.
+func checkRows(st *state, u int) error {
+	nT, nP := len(st.types), len(st.pairs)
+	var want rows
+	for p, j := range st.byUser[u] {
+		if int(j.upos) != p {
+			return fmt.Errorf("user %d: job %d at %d has upos %d", u, j.id, p, j.upos)
+		}
+		want.add(j, nT, nP)
+	}
+	r := st.rows[u]
+	if !slices.Equal(r.sp, want.sp) || !slices.Equal(r.tm, want.tm) || !slices.Equal(r.g, want.g) {
+		return fmt.Errorf("user %d: rows %v %v %v, want %v %v %v", u, r.sp, r.tm, r.g, want.sp, want.tm, want.g)
 	}
 	return nil
 }

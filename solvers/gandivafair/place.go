@@ -56,7 +56,7 @@ func (st *state) home(d *decision, quantum bool) {
 	st.sumTickets()
 	// Place in snapshot order (arrival order): small jobs on the least
 	// loaded server that holds their gang, large jobs centrally.
-	slices.SortStableFunc(unplaced, func(a, b *job) int { return a.pos - b.pos })
+	slices.SortStableFunc(unplaced, func(a, b *job) int { return int(a.pos - b.pos) })
 	for _, j := range unplaced {
 		k := j.typ
 		if j.gang > st.cluster.MaxServerGPUs(st.types[k]) {

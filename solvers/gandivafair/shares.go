@@ -106,17 +106,20 @@ func waterFillTypes(share [][]float64, caps, weights, demand []float64, runnable
 func (st *state) measureSpeeds(d *decision) {
 	nT := len(st.types)
 	num, den := st.work(nT)
-	for u, js := range d.userJobs {
+	for u := range d.userJobs {
 		if !st.dirty[u] || !st.changedS[u] {
 			continue
 		}
 		st.changedS[u] = false
 		clear(num)
 		clear(den)
-		for _, j := range js {
-			for _, t := range j.speeds {
-				num[t.i] += t.v
-				den[t.i]++
+		sp := st.rows[u].sp
+		for p := 0; p < len(sp); p += nT {
+			for k, v := range sp[p : p+nT] {
+				if v != absent {
+					num[k] += v
+					den[k]++
+				}
 			}
 		}
 		for k := range num {
@@ -133,19 +136,22 @@ func (st *state) measureSpeeds(d *decision) {
 // value known for u (NaN if never). As in measureSpeeds, only users whose
 // sums can have changed are measured again (state.changedR).
 func (st *state) speedups(d *decision) {
-	num, den := st.work(len(st.pairs))
-	for u, js := range d.userJobs {
+	nP := len(st.pairs)
+	num, den := st.work(nP)
+	for u := range d.userJobs {
 		if !st.dirty[u] || !st.changedR[u] {
 			continue
 		}
 		st.changedR[u] = false
 		clear(num)
 		clear(den)
-		for _, j := range js {
-			g := float64(j.gang)
-			for _, t := range j.terms {
-				num[t.i] += t.v
-				den[t.i] += g
+		r := &st.rows[u]
+		for p, g := range r.g {
+			for i, v := range r.tm[p*nP : (p+1)*nP] {
+				if v != absent {
+					num[i] += v
+					den[i] += g
+				}
 			}
 		}
 		for pi := range num {

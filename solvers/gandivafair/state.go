@@ -49,10 +49,12 @@ type state struct {
 	// homed, so that a decision need not walk the active jobs for them
 	// (sums of gangs: whole numbers, exact in any order):
 	byUser   [][]*job    // per user, its active jobs in snapshot order
+	rows     []rows      // per user, its jobs' speeds and terms in the order of byUser
 	demand   []float64   // [u] Σ gang of u's active jobs
 	runnable [][]float64 // [u][k] Σ gang of u's active jobs that can run on k
 	homed    [][]float64 // [u][k] Σ gang of u's active jobs homed on k
 	fresh    []*job      // sync's work space: the jobs it met for the first time
+	relearnt []*job      // sync's work space: jobs met again whose speeds or terms grew
 	homeless []*job      // this decision's jobs without a home type, in snapshot order
 	gone     []bool      // sync's work space: per user, a job of it finished
 	reorder  bool        // byUser must be rebuilt from active (a sync stopped early)
@@ -71,7 +73,7 @@ type state struct {
 	decided bool
 	last    time.Duration
 	qRound  int
-	gen     int
+	gen     int32
 	rep     recorder
 }
 
@@ -97,9 +99,31 @@ type server struct {
 
 // job is one active job's scheduling record.
 type job struct {
-	id    models.JobID
-	user  int
-	gang  int
+	// The fields every decision reads or writes of every active job come
+	// first, in 128 bytes (two cache lines; 256 in all, so that a job is
+	// aligned to them): a decision walks its jobs several times.
+	id        models.JobID
+	user      int
+	gang      int
+	typ       int   // home type, -1 before the first decision that sees it
+	srv       int   // home server for a small job, -1 for a large one or none
+	lastTyp   int   // see last
+	seen      int32 // state.gen of the last decision that saw it
+	pos       int32 // position in this decision's snapshot
+	kept      bool  // plan is its GPUs of the last decision (keepRunning)
+	lastKnown bool  // known[lastTyp] is true (false when lastTyp changes; learnt sets it), so that sync need not look
+	upos      int32 // position in its user's job list (state.byUser, state.rows)
+	pass      float64
+	tickets   float64
+	// last and lastTyp are the GPUs (ascending) and type the job was given
+	// at the previous decision (nil: it did not run). The policy keeps them
+	// itself rather than reading JobState.LastGPUs, which it trusts only for
+	// jobs it has not placed yet (a fresh state): the simulator places named
+	// GPUs exactly, and its view of a job it preempted may lag.
+	last []int
+	plan []use // where it runs after this decision
+
+	lead  float64   // pass − its old home's minimum, while being re-homed
 	tput  []float64 // true throughput per type, 0 where it cannot run
 	known []bool    // per type: the scheduler knows tput there
 	can   []int     // the types where tput > 0, ascending
@@ -111,28 +135,6 @@ type job struct {
 	// state.speedups; both in ascending order).
 	speeds []term
 	terms  []term
-
-	typ     int // home type, -1 before the first decision that sees it
-	srv     int // home server for a small job, -1 for a large one or none
-	pass    float64
-	tickets float64
-	lead    float64 // pass − its old home's minimum, while being re-homed
-	seen    int     // state.gen of the last decision that saw it
-	pos     int     // position in this decision's snapshot
-
-	plan []use // where it runs after this decision
-	kept bool  // plan is its GPUs of the last decision (keepRunning)
-
-	// last and lastTyp are the GPUs (ascending) and type the job was given
-	// at the previous decision (nil: it did not run). The policy keeps them
-	// itself rather than reading JobState.LastGPUs, which it trusts only for
-	// jobs it has not placed yet (a fresh state): the simulator places named
-	// GPUs exactly, and its view of a job it preempted may lag.
-	last    []int
-	lastTyp int
-	// lastKnown, when true, says that known[lastTyp] is (false when
-	// lastTyp changes; learnt sets it), so that sync need not look.
-	lastKnown bool
 }
 
 // running reports whether j holds GPUs just before this decision.
@@ -215,6 +217,7 @@ func newState(s *models.Snapshot, p *GandivaFair) *state {
 		}
 	}
 	st.byUser = make([][]*job, len(s.Users))
+	st.rows = make([]rows, len(s.Users))
 	st.dirty = make([]bool, len(s.Users))
 	st.changedS, st.changedR = make([]bool, len(s.Users)), make([]bool, len(s.Users))
 	st.gone = make([]bool, len(s.Users))
@@ -316,12 +319,12 @@ func (st *state) sync(s *models.Snapshot, oracle bool) error {
 			}
 		} else {
 			if js.seen == st.gen-1 {
-				next = js.pos + 1
+				next = int(js.pos) + 1
 			}
-			if len(fresh) > 0 || js.seen != st.gen-1 || js.pos <= lastPos {
+			if len(fresh) > 0 || js.seen != st.gen-1 || int(js.pos) <= lastPos {
 				ordered = false
 			}
-			lastPos = js.pos
+			lastPos = int(js.pos)
 		}
 		learnt := isNew
 		if !oracle {
@@ -334,8 +337,11 @@ func (st *state) sync(s *models.Snapshot, oracle bool) error {
 			js.learn(st.pairs)
 			st.dirty[js.user] = true
 			st.changed(js.user, len(js.speeds) != ns, len(js.terms) != nr)
+			if !isNew && (len(js.speeds) != ns || len(js.terms) != nr) {
+				st.relearnt = append(st.relearnt, js)
+			}
 		}
-		js.seen, js.pos, js.plan, js.kept = st.gen, len(st.active), js.plan[:0], false
+		js.seen, js.pos, js.plan, js.kept = st.gen, int32(len(st.active)), js.plan[:0], false
 		if frac > 0 && js.running() && js.tickets > 0 {
 			js.pass += float64(js.gang) * frac / js.tickets
 		}
@@ -363,25 +369,110 @@ func (st *state) sync(s *models.Snapshot, oracle bool) error {
 	if ordered {
 		for u, g := range st.gone {
 			if g {
-				st.byUser[u] = slices.DeleteFunc(st.byUser[u], func(js *job) bool { return js.seen != st.gen })
+				st.drop(u)
 			}
 		}
 		for _, js := range fresh {
-			st.byUser[js.user] = append(st.byUser[js.user], js)
+			st.add(js)
+		}
+		for _, js := range st.relearnt {
+			st.rows[js.user].set(int(js.upos), js, len(st.types), len(st.pairs))
 		}
 	} else {
 		for u := range st.byUser {
 			st.byUser[u] = st.byUser[u][:0]
+			st.rows[u].truncate(0, len(st.types), len(st.pairs))
 			st.changed(u, true, true)
 		}
 		for _, js := range st.active {
-			st.byUser[js.user] = append(st.byUser[js.user], js)
+			st.add(js)
 		}
 	}
 	clear(st.gone)
 	clear(fresh)
-	st.fresh, st.reorder = fresh[:0], false
+	clear(st.relearnt)
+	st.fresh, st.relearnt, st.reorder = fresh[:0], st.relearnt[:0], false
 	return nil
+}
+
+// add appends js to its user's job list and rows.
+func (st *state) add(js *job) {
+	u := js.user
+	js.upos = int32(len(st.byUser[u]))
+	st.byUser[u] = append(st.byUser[u], js)
+	st.rows[u].add(js, len(st.types), len(st.pairs))
+}
+
+// drop takes the jobs this decision did not meet out of user u's job list
+// and rows, keeping the others in order.
+func (st *state) drop(u int) {
+	js, r := st.byUser[u], &st.rows[u]
+	nT, nP := len(st.types), len(st.pairs)
+	w := 0
+	for p, j := range js {
+		if j.seen != st.gen {
+			continue
+		}
+		if w != p {
+			js[w] = j
+			r.move(w, p, nT, nP)
+		}
+		j.upos = int32(w)
+		w++
+	}
+	clear(js[w:])
+	st.byUser[u] = js[:w]
+	r.truncate(w, nT, nP)
+}
+
+// rows holds one user's jobs' speeds and speedup terms side by side, a row
+// per job in the order of its job list, so that measuring the user
+// (measureSpeeds, speedups) reads one array instead of every job's lists:
+// sp[p·nT + k] is job p's speeds entry for type k, tm[p·nP + i] its terms
+// entry for pair i, both absent where the job has none, and g[p] its gang.
+type rows struct {
+	sp, tm, g []float64
+}
+
+// absent marks a row's entry that the job's list lacks (speeds and terms
+// are never negative).
+const absent = -1
+
+func (r *rows) add(j *job, nT, nP int) {
+	r.sp = slices.Grow(r.sp, nT)[:len(r.sp)+nT]
+	r.tm = slices.Grow(r.tm, nP)[:len(r.tm)+nP]
+	r.g = append(r.g, 0)
+	r.set(len(r.g)-1, j, nT, nP)
+}
+
+// set writes row p from j's lists.
+func (r *rows) set(p int, j *job, nT, nP int) {
+	sp, tm := r.sp[p*nT:(p+1)*nT], r.tm[p*nP:(p+1)*nP]
+	for k := range sp {
+		sp[k] = absent
+	}
+	for _, t := range j.speeds {
+		sp[t.i] = t.v
+	}
+	for i := range tm {
+		tm[i] = absent
+	}
+	for _, t := range j.terms {
+		tm[t.i] = t.v
+	}
+	r.g[p] = float64(j.gang)
+}
+
+// move copies row from to row to.
+func (r *rows) move(to, from, nT, nP int) {
+	copy(r.sp[to*nT:(to+1)*nT], r.sp[from*nT:(from+1)*nT])
+	copy(r.tm[to*nP:(to+1)*nP], r.tm[from*nP:(from+1)*nP])
+	r.g[to] = r.g[from]
+}
+
+// truncate keeps the first n rows.
+func (r *rows) truncate(n, nT, nP int) {
+	r.sp, r.tm, r.g = r.sp[:n*nT], r.tm[:n*nP], r.g[:n]
 }
 
 // changed notes that user u's speeds (s) or speedups (r) must be measured

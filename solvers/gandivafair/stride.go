@@ -81,7 +81,7 @@ func (st *state) central(k int) {
 			return 1
 		}
 		if a.j != nil {
-			return a.j.pos - b.j.pos
+			return int(a.j.pos - b.j.pos)
 		}
 		return a.srv - b.srv
 	})
@@ -243,7 +243,7 @@ func (st *state) consolidate(k int) {
 			if a.gang != b.gang {
 				return b.gang - a.gang
 			}
-			return a.pos - b.pos
+			return int(a.pos - b.pos)
 		})
 		free := map[int]int{}
 		var targets []int
@@ -341,7 +341,7 @@ func (st *state) byPass(js []*job, base []float64) []*job {
 		if c := cmp.Compare(key(a), key(b)); c != 0 {
 			return c
 		}
-		return a.pos - b.pos
+		return int(a.pos - b.pos)
 	})
 	return out
 }
