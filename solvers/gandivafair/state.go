@@ -39,6 +39,12 @@ type state struct {
 	changedS, changedR []bool
 	num, den           []float64 // measureSpeeds' and speedups' work space
 	got                [][]int   // gpus' work space: per active job, its GPUs
+	// schedule's work space (see central, takeServers, backfill, byPass)
+	entities []entity
+	cands    []int
+	waiting  []*job
+	base     []float64
+	order    []*job
 	// The Run of the last allocation returned and the slab its GPU lists
 	// were cut from, which the next decision cuts from again
 	// (solvers.Policy: the caller's until then).

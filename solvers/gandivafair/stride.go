@@ -56,12 +56,7 @@ func (st *state) schedule(s *models.Snapshot, quantum bool) []models.Assignment 
 // pseudo-job claims its server for its local scheduler unless a large job
 // took it, a large job takes whole unclaimed servers or is skipped.
 func (st *state) central(k int) {
-	type entity struct {
-		pass float64
-		j    *job // nil for a pseudo-job
-		srv  int
-	}
-	var es []entity
+	es := st.entities[:0]
 	for _, j := range st.large[k] {
 		es = append(es, entity{j.pass, j, -1})
 	}
@@ -94,6 +89,16 @@ func (st *state) central(k int) {
 		}
 		st.takeServers(k, e.j, false)
 	}
+	clear(es)
+	st.entities = es[:0]
+}
+
+// entity is one of a central scheduler's entities: a large job, or a
+// server's pseudo-job (j nil).
+type entity struct {
+	pass float64
+	j    *job
+	srv  int
 }
 
 // takeServers gives large job j of type k whole servers, neither claimed by
@@ -103,7 +108,8 @@ func (st *state) central(k int) {
 // only servers with every GPU free qualify. A job that cannot get enough
 // servers is skipped; it reports whether j was placed.
 func (st *state) takeServers(k int, j *job, fullOnly bool) bool {
-	var cands []int
+	cands := st.cands[:0]
+	defer func() { st.cands = cands[:0] }()
 	for _, i := range st.tsrv[k] {
 		sv := &st.srv[i]
 		if sv.local || sv.taken || (fullOnly && sv.free < sv.gpus) {
@@ -170,16 +176,13 @@ func (st *state) enough(servers []int, gang int) []int {
 // claim plans large job j on the chosen whole servers: where it runs now if
 // all its GPUs are on them, else filling them in order.
 func (st *state) claim(j *job, chosen []int) {
-	counts := map[int]int{}
 	keep := j.running() && j.lastTyp == st.srv[chosen[0]].typ && len(j.last) == j.gang
 	if keep {
 		for _, g := range j.last {
-			i := st.cluster.ServerOf(g)
-			if !slices.Contains(chosen, i) {
+			if !slices.Contains(chosen, st.cluster.ServerOf(g)) {
 				keep = false
 				break
 			}
-			counts[i]++
 		}
 	}
 	left := j.gang
@@ -187,7 +190,12 @@ func (st *state) claim(j *job, chosen []int) {
 		sv := &st.srv[i]
 		m := min(sv.gpus, left)
 		if keep {
-			m = counts[i]
+			m = 0 // the GPUs it holds there
+			for _, g := range j.last {
+				if st.cluster.ServerOf(g) == i {
+					m++
+				}
+			}
 		}
 		left -= m
 		sv.taken, sv.local = true, false
@@ -328,9 +336,12 @@ func (st *state) runLocal(i int) {
 }
 
 // byPass lists js by pass (minus base[j.srv] when base is given) and then
-// snapshot position.
+// snapshot position. The list is valid until the next call (no caller
+// calls it again while walking it).
 func (st *state) byPass(js []*job, base []float64) []*job {
-	out := slices.Clone(js)
+	clear(st.order)
+	out := append(st.order[:0], js...)
+	st.order = out
 	key := func(j *job) float64 {
 		if base != nil {
 			return j.pass - base[j.srv]
@@ -396,10 +407,14 @@ func (st *state) backfill(k int) {
 	if free == 0 {
 		return
 	}
-	var waiting []*job
-	base := make([]float64, len(st.srv))
+	waiting := st.waiting[:0]
+	if len(st.base) != len(st.srv) {
+		st.base = make([]float64, len(st.srv))
+	}
+	base := st.base
 	for _, i := range st.tsrv[k] {
 		sv := &st.srv[i]
+		base[i] = 0
 		if len(sv.members) > 0 {
 			base[i] = minPass(sv.members)
 		}
@@ -436,6 +451,8 @@ func (st *state) backfill(k int) {
 			st.rep.borrowed++
 		}
 	}
+	clear(waiting)
+	st.waiting = waiting[:0]
 }
 
 // gpus turns the plans into assignments with explicit GPUs: a job whose plan
