@@ -21,16 +21,16 @@ func moveGain(g float64, running bool, a, b int, share, homed []float64) (float6
 	return pb - pa, true
 }
 
-// pickWrittenOut is movers.pick with every move's test computed afresh
-// (moveGain) from the movers' own fields.
+// pickWrittenOut is movers.pick with every move's test and key computed
+// afresh (moveGain) from the movers' jobs and current types.
 func pickWrittenOut(ms []mover, from []bool, share, homed []float64, oracle bool) (best, to int, bk moveKey) {
 	best = -1
 	for i, m := range ms {
-		a := m.typ
-		if a < 0 || !from[a] || (!oracle && !m.known[a]) {
+		a, j := m.typ, m.j
+		if a < 0 || !from[a] || (!oracle && !j.known[a]) {
 			continue
 		}
-		for _, b := range m.can {
+		for _, b := range j.can {
 			if b == a || share[b] <= eps {
 				continue
 			}
@@ -38,9 +38,9 @@ func pickWrittenOut(ms []mover, from []bool, share, homed []float64, oracle bool
 			if !ok {
 				continue
 			}
-			k := moveKey{profile: !oracle && m.known[a] && !m.known[b], waiting: !m.running, ratio: 1, gain: gain}
-			if m.known[a] && m.known[b] {
-				k.ratio = m.tput[b] / m.tput[a]
+			k := moveKey{profile: !oracle && j.known[a] && !j.known[b], waiting: !m.running, ratio: 1, gain: gain}
+			if j.known[a] && j.known[b] {
+				k.ratio = j.tput[b] / j.tput[a]
 			}
 			if best < 0 || k.better(bk) {
 				best, to, bk = i, b, k
@@ -50,16 +50,21 @@ func pickWrittenOut(ms []mover, from []bool, share, homed []float64, oracle bool
 	return best, to, bk
 }
 
+// randomMovers is movers with the jobs they are made of.
+type randomMovers struct {
+	movers
+	js []*job
+}
+
 // randomUser is one user's jobs (as movers, with their gangs' table) and
 // shares for TestMovePicks: a few types, gangs from 1 to 16, types each
 // job can run on and is known on, homed GPUs that count its jobs, and
 // shares that are often whole numbers or halves (ties at the move test's
 // thresholds), sometimes set just inside or outside a threshold by 1e-10.
-func randomUser(rng *rand.Rand) (t *movers, share, homed []float64) {
+func randomUser(rng *rand.Rand) (t *randomMovers, share, homed []float64) {
 	nT := 1 + rng.IntN(6)
-	t = &movers{}
+	t = &randomMovers{}
 	share, homed = make([]float64, nT), make([]float64, nT)
-	var js []*job
 	for n := range rng.IntN(30) {
 		j := &job{id: 0, gang: []int{1, 1, 2, 4, 8, 16}[rng.IntN(6)], typ: -1, tput: make([]float64, nT), known: make([]bool, nT)}
 		for k := range nT {
@@ -76,7 +81,7 @@ func randomUser(rng *rand.Rand) (t *movers, share, homed []float64) {
 		if rng.IntN(2) == 0 {
 			j.last = []int{n}
 		}
-		js = append(js, j)
+		t.js = append(t.js, j)
 	}
 	for k := range nT {
 		switch rng.IntN(3) {
@@ -94,7 +99,6 @@ func randomUser(rng *rand.Rand) (t *movers, share, homed []float64) {
 		}
 		share[b] = (near + (rng.Float64()*2-1)*1e-10) * (homed[b] + g)
 	}
-	t.of(js, nT, share, homed)
 	return t, share, homed
 }
 
@@ -109,6 +113,7 @@ func TestMovePicks(t *testing.T) {
 		rng := rand.New(rand.NewPCG(seed, 11))
 		mv, share, homed := randomUser(rng)
 		oracle := rng.IntN(2) == 0
+		mv.of(mv.js, share, homed, oracle)
 		from := make([]bool, len(share))
 		st := &state{}
 		for range 200 {
@@ -118,7 +123,7 @@ func TestMovePicks(t *testing.T) {
 			if !st.mayMove(share, homed, from) {
 				break
 			}
-			best, to, key := mv.pick(from, share, oracle)
+			best, to, key := mv.pick(from)
 			wb, wto, wkey := pickWrittenOut(mv.ms, from, share, homed, oracle)
 			if best != wb || (best >= 0 && (to != wto || key != wkey)) {
 				t.Fatalf("seed %d: picked mover %d → %d %+v, written out %d → %d %+v", seed, best, to, key, wb, wto, wkey)

@@ -270,9 +270,9 @@ func (st *state) moveTypes(d *decision, unplaced []*job) []*job {
 				break
 			}
 			if n == 0 {
-				st.movers.of(js, nT, share, homed)
+				st.movers.of(js, share, homed, oracle)
 			}
-			best, to, bk := st.movers.pick(from, share, oracle)
+			best, to, bk := st.movers.pick(from)
 			if best < 0 {
 				break
 			}
@@ -297,41 +297,29 @@ func (st *state) moveTypes(d *decision, unplaced []*job) []*job {
 // pick is the move moveTypes makes next among the movers (see moveTypes):
 // the mover's index, its target type and the move's key, or −1 when none
 // passes. from is mayMove's.
-func (t *movers) pick(from []bool, share []float64, oracle bool) (best, to int, bk moveKey) {
+func (t *movers) pick(from []bool) (best, to int, bk moveKey) {
 	best = -1
 	for i := range t.ms {
 		m := &t.ms[i]
-		a := m.typ
-		if a < 0 || !from[a] || (!oracle && !m.known[a]) {
-			continue // with profiling, a job is measured where it is before it moves
+		if !m.movable || !from[m.typ] {
+			continue
 		}
-		for _, b := range m.can {
-			if b == a || share[b] <= eps {
-				continue
-			}
-			gain, ok := t.gains.gain(m.gi, m.running, a, b)
+		for _, c := range m.targets {
+			gain, ok := t.gains.gain(m.gi, m.running, m.typ, c.b)
 			if !ok {
 				continue
 			}
-			k := moveKey{
-				profile: !oracle && m.known[a] && !m.known[b],
-				waiting: !m.running,
-				ratio:   1,
-				gain:    gain,
-			}
-			if m.known[a] && m.known[b] {
-				k.ratio = m.tput[b] / m.tput[a]
-			}
+			k := moveKey{profile: c.profile, waiting: !m.running, ratio: c.ratio, gain: gain}
 			if best < 0 || k.better(bk) {
-				best, to, bk = i, b, k
+				best, to, bk = i, c.b, k
 			}
 		}
 	}
 	return best, to, bk
 }
 
-// move moves mover i to type b: homed (the user's GPUs homed per type)
-// and the gain table follow.
+// move moves mover i to type b: homed (the user's GPUs homed per type),
+// the gain table and the mover's targets follow.
 func (t *movers) move(i, b int, share, homed []float64) {
 	m := &t.ms[i]
 	a := m.typ
@@ -340,9 +328,10 @@ func (t *movers) move(i, b int, share, homed []float64) {
 	t.gains.update(a, share, homed)
 	t.gains.update(b, share, homed)
 	m.typ = b
+	m.aim(share, t.oracle)
 }
 
-// mover is what moveTypes reads of one job, copied side by side for the
+// mover is what moveTypes reads of one job, laid out side by side for the
 // user's jobs (moveTypes walks them once per move: a walk over the jobs'
 // own records, each a few scattered allocations, cost more than the rest).
 type mover struct {
@@ -351,30 +340,62 @@ type mover struct {
 	gang    float64 // its gang
 	gi      int     // its gang's index in movers.gangs
 	running bool
-	known   []bool    // j.known
-	can     []int     // j.can
-	tput    []float64 // j.tput
+	// movable: it has a home type and, with profiling, is known there (a
+	// job is measured where it is before it moves).
+	movable bool
+	targets []target // the types it may move to from typ, in j.can's order
 }
 
-// movers is moveTypes' work space: one user's movers, the copies of their
-// known and can slices, their distinct gangs and the user's gain table.
-type movers struct {
-	ms    []mover
-	known []bool
-	can   []int
-	gangs []float64
-	gains gainTable
+// target is a type b a mover may move to from its home type a, with what
+// ranks the move besides its gain (see moveTypes): whether it completes a
+// profile (known on a, not on b; measured profiling) and T_b/T_a where both
+// are known, else 1. Types whose user's share is nil are left out, as is a.
+type target struct {
+	b       int
+	profile bool
+	ratio   float64
 }
 
-// of lays out the movers of js (nT types) and fills the gain table for the
-// user's shares and homed GPUs, valid until the next call.
-func (t *movers) of(js []*job, nT int, share, homed []float64) {
-	t.ms, t.known, t.can, t.gangs = t.ms[:0], t.known[:0], t.can[:0], t.gangs[:0]
-	for _, j := range js {
-		t.known = append(t.known, j.known...)
-		t.can = append(t.can, j.can...)
+// aim sets m.movable and m.targets for its home type and the user's shares.
+func (m *mover) aim(share []float64, oracle bool) {
+	j, a := m.j, m.typ
+	m.movable = a >= 0 && (oracle || j.known[a])
+	m.targets = m.targets[:0]
+	if a < 0 {
+		return
 	}
-	kn, cn := 0, 0
+	for _, b := range j.can {
+		if b == a || share[b] <= eps {
+			continue
+		}
+		c := target{b: b, profile: !oracle && j.known[a] && !j.known[b], ratio: 1}
+		if j.known[a] && j.known[b] {
+			c.ratio = j.tput[b] / j.tput[a]
+		}
+		m.targets = append(m.targets, c)
+	}
+}
+
+// movers is moveTypes' work space: one user's movers, their targets, their
+// distinct gangs and the user's gain table.
+type movers struct {
+	ms      []mover
+	targets []target
+	gangs   []float64
+	gains   gainTable
+	oracle  bool
+}
+
+// of lays out the movers of js and fills the gain table for the user's
+// shares and homed GPUs, valid until the next call.
+func (t *movers) of(js []*job, share, homed []float64, oracle bool) {
+	t.ms, t.gangs, t.oracle = t.ms[:0], t.gangs[:0], oracle
+	n := 0
+	for _, j := range js {
+		n += len(j.can)
+	}
+	t.targets = slices.Grow(t.targets[:0], n)[:n]
+	n = 0
 	for _, j := range js {
 		g := float64(j.gang)
 		gi := slices.Index(t.gangs, g)
@@ -382,9 +403,11 @@ func (t *movers) of(js []*job, nT int, share, homed []float64) {
 			gi = len(t.gangs)
 			t.gangs = append(t.gangs, g)
 		}
-		t.ms = append(t.ms, mover{j: j, typ: j.typ, gang: g, gi: gi, running: j.running(),
-			known: t.known[kn : kn+nT : kn+nT], can: t.can[cn : cn+len(j.can) : cn+len(j.can)], tput: j.tput})
-		kn, cn = kn+nT, cn+len(j.can)
+		// Each mover's targets fit in len(j.can) entries, whatever its type.
+		m := mover{j: j, typ: j.typ, gang: g, gi: gi, running: j.running(), targets: t.targets[n : n : n+len(j.can)]}
+		m.aim(share, oracle)
+		t.ms = append(t.ms, m)
+		n += len(j.can)
 	}
 	t.gains.reset(t.gangs, share, homed)
 }
