@@ -301,7 +301,13 @@ func (t *movers) pick(from []bool) (best, to int, bk moveKey) {
 	best = -1
 	for i := range t.ms {
 		m := &t.ms[i]
-		if !m.movable || !from[m.typ] {
+		if m.typ < 0 || !from[m.typ] {
+			continue
+		}
+		if !m.aimed {
+			m.aim(t.share, t.oracle)
+		}
+		if !m.movable {
 			continue
 		}
 		for _, c := range m.targets {
@@ -327,8 +333,7 @@ func (t *movers) move(i, b int, share, homed []float64) {
 	homed[b] += m.gang
 	t.gains.update(a, share, homed)
 	t.gains.update(b, share, homed)
-	m.typ = b
-	m.aim(share, t.oracle)
+	m.typ, m.aimed = b, false
 }
 
 // mover is what moveTypes reads of one job, laid out side by side for the
@@ -344,6 +349,7 @@ type mover struct {
 	// job is measured where it is before it moves).
 	movable bool
 	targets []target // the types it may move to from typ, in j.can's order
+	aimed   bool     // movable and targets are set for typ (aim, when pick first needs them)
 }
 
 // target is a type b a mover may move to from its home type a, with what
@@ -359,6 +365,7 @@ type target struct {
 // aim sets m.movable and m.targets for its home type and the user's shares.
 func (m *mover) aim(share []float64, oracle bool) {
 	j, a := m.j, m.typ
+	m.aimed = true
 	m.movable = a >= 0 && (oracle || j.known[a])
 	m.targets = m.targets[:0]
 	if a < 0 {
@@ -383,13 +390,15 @@ type movers struct {
 	targets []target
 	gangs   []float64
 	gains   gainTable
+	share   []float64 // the user's shares
 	oracle  bool
 }
 
 // of lays out the movers of js and fills the gain table for the user's
-// shares and homed GPUs, valid until the next call.
+// shares and homed GPUs, valid until the next call. A mover's targets are
+// found when pick first looks at it.
 func (t *movers) of(js []*job, share, homed []float64, oracle bool) {
-	t.ms, t.gangs, t.oracle = t.ms[:0], t.gangs[:0], oracle
+	t.ms, t.gangs, t.share, t.oracle = t.ms[:0], t.gangs[:0], share, oracle
 	n := 0
 	for _, j := range js {
 		n += len(j.can)
@@ -404,9 +413,7 @@ func (t *movers) of(js []*job, share, homed []float64, oracle bool) {
 			t.gangs = append(t.gangs, g)
 		}
 		// Each mover's targets fit in len(j.can) entries, whatever its type.
-		m := mover{j: j, typ: j.typ, gang: g, gi: gi, running: j.running(), targets: t.targets[n : n : n+len(j.can)]}
-		m.aim(share, oracle)
-		t.ms = append(t.ms, m)
+		t.ms = append(t.ms, mover{j: j, typ: j.typ, gang: g, gi: gi, running: j.running(), targets: t.targets[n : n : n+len(j.can)]})
 		n += len(j.can)
 	}
 	t.gains.reset(t.gangs, share, homed)
