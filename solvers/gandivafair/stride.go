@@ -475,28 +475,28 @@ func (st *state) gpus(s *models.Snapshot) []models.Assignment {
 			continue
 		}
 		planned++
-		w := 0
-		for _, u := range j.plan {
-			w += u.n
-		}
-		width += max(w, len(j.last))
-		if !j.running() || j.lastTyp != j.typ || len(j.last) != j.gang {
-			continue
-		}
-		same := j.kept // a kept job's plan is its GPUs' servers (keepRunning)
-		if !same {
-			same = st.sameServers(j)
-		}
-		if same {
-			got[n] = j.last
-			for _, g := range got[n] {
-				taken[g] = true
+		// A kept job's plan is its GPUs' servers (keepRunning); another
+		// keeps its GPUs if its plan puts as many on each server.
+		if !j.kept {
+			w := 0
+			for _, u := range j.plan {
+				w += u.n
+			}
+			width += w
+			if !j.running() || j.lastTyp != j.typ || len(j.last) != j.gang || !st.sameServers(j) {
+				continue
 			}
 		}
+		got[n] = j.last
+		for _, g := range got[n] {
+			taken[g] = true
+		}
 	}
-	// Every assignment's GPUs are cut from one slab, each with its length as
-	// its capacity, so that appending to one never touches another. The
-	// slab and the Run are the last decision's storage, grown where needed.
+	// A job that keeps its GPUs is assigned its own list (j.last, which the
+	// policy replaces rather than changes; the caller only reads it). The
+	// others' GPUs are cut from one slab, each with its length as its
+	// capacity, so that appending to one never touches another. The slab
+	// and the Run are the last decision's storage, grown where needed.
 	slab := slices.Grow(st.slab[:0], width)
 	cut := func(from int) []int {
 		if len(slab) == from {
@@ -523,14 +523,12 @@ func (st *state) gpus(s *models.Snapshot) []models.Assignment {
 			}
 			got[n] = cut(from)
 			slices.Sort(got[n])
+			run = append(run, models.Assignment{Job: j.id, Type: st.types[j.typ], GPUs: got[n]})
+			if !slices.Equal(got[n], j.last) {
+				j.last = slices.Clone(got[n])
+			}
 		} else {
-			// j keeps its GPUs (j.last, ascending): the assignment gets a copy.
-			slab = append(slab, got[n]...)
-			got[n] = cut(from)
-		}
-		run = append(run, models.Assignment{Job: j.id, Type: st.types[j.typ], GPUs: got[n]})
-		if !j.kept && !slices.Equal(got[n], j.last) {
-			j.last = slices.Clone(got[n])
+			run = append(run, models.Assignment{Job: j.id, Type: st.types[j.typ], GPUs: j.last})
 		}
 		j.setLastTyp()
 	}
