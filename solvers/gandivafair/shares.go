@@ -104,28 +104,10 @@ func waterFillTypes(share [][]float64, caps, weights, demand []float64, runnable
 // learnt nothing new of its speeds, leaves every sum of the others' terms
 // in the same order, and the same sum.
 func (st *state) measureSpeeds(d *decision) {
-	nT := len(st.types)
-	num, den := st.work(nT)
 	for u := range d.userJobs {
-		if !st.dirty[u] || !st.changedS[u] {
-			continue
-		}
-		st.changedS[u] = false
-		clear(num)
-		clear(den)
-		sp := st.rows[u].sp
-		for p := 0; p < len(sp); p += nT {
-			for k, v := range sp[p : p+nT] {
-				if v != absent {
-					num[k] += v
-					den[k]++
-				}
-			}
-		}
-		for k := range num {
-			if den[k] > 0 {
-				st.lastS[u][k] = num[k] / den[k]
-			}
+		if st.dirty[u] && st.changedS[u] {
+			st.changedS[u] = false
+			st.means(st.rows[u].sp, len(st.types), nil, st.lastS[u])
 		}
 	}
 }
@@ -136,36 +118,40 @@ func (st *state) measureSpeeds(d *decision) {
 // value known for u (NaN if never). As in measureSpeeds, only users whose
 // sums can have changed are measured again (state.changedR).
 func (st *state) speedups(d *decision) {
-	nP := len(st.pairs)
-	num, den := st.work(nP)
 	for u := range d.userJobs {
-		if !st.dirty[u] || !st.changedR[u] {
-			continue
-		}
-		st.changedR[u] = false
-		clear(num)
-		clear(den)
-		r := &st.rows[u]
-		for p, g := range r.g {
-			for i, v := range r.tm[p*nP : (p+1)*nP] {
-				if v != absent {
-					num[i] += v
-					den[i] += g
-				}
-			}
-		}
-		for pi := range num {
-			if den[pi] > 0 {
-				st.lastR[u][pi] = num[pi] / den[pi]
-			}
+		if st.dirty[u] && st.changedR[u] {
+			st.changedR[u] = false
+			st.means(st.rows[u].tm, len(st.pairs), st.rows[u].g, st.lastR[u])
 		}
 	}
 }
 
-// work is n entries of each of measureSpeeds' and speedups' work space.
-func (st *state) work(n int) (num, den []float64) {
+// means sets out[i] to the mean of column i of cells (n columns, a row per
+// job in job order, summed in that order) over the rows where it is
+// present, each weighted by w[row] (by 1 when w is nil); a column present
+// in no row keeps its value.
+func (st *state) means(cells []float64, n int, w, out []float64) {
 	if len(st.num) < n {
 		st.num, st.den = make([]float64, n), make([]float64, n)
 	}
-	return st.num[:n], st.den[:n]
+	num, den := st.num[:n], st.den[:n]
+	clear(num)
+	clear(den)
+	for p := 0; p*n < len(cells); p++ {
+		wt := 1.0
+		if w != nil {
+			wt = w[p]
+		}
+		for i, v := range cells[p*n : (p+1)*n] {
+			if v != absent {
+				num[i] += v
+				den[i] += wt
+			}
+		}
+	}
+	for i := range num {
+		if den[i] > 0 {
+			out[i] = num[i] / den[i]
+		}
+	}
 }

@@ -37,7 +37,7 @@ type state struct {
 	// put in a new order; measured again at its next dirty decision (see
 	// measureSpeeds).
 	changedS, changedR []bool
-	num, den           []float64 // measureSpeeds' and speedups' work space
+	num, den           []float64 // means' work space
 	got                [][]int   // gpus' work space: per active job, its GPUs
 	// schedule's work space (see central, takeServers, backfill, byPass)
 	entities []entity
