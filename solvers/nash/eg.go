@@ -52,9 +52,10 @@ type Solver struct {
 	// the cutting planes' (they are unique) but, where the optimal shares
 	// are not unique, spreads them (the interior-point method converges to
 	// the middle of the optimal face, the cutting planes to a vertex), and
-	// the round mechanism realises spread shares worse. So the policies'
-	// allocations use the cutting planes, and Discounts, which reads only
-	// the leave-one-out markets' utilities, uses this.
+	// the round mechanism realises spread shares worse; and the polish from
+	// the middle of a degenerate face takes dense SVD steps, which made it
+	// slower than the cutting planes on the leave-one-out markets of
+	// Discounts too (measured: docs/algorithms/nash.md). No policy sets it.
 	Interior bool
 	// Deadline, when set, stops a solve that has not converged by then with
 	// an error matching lp.ErrLimit.
@@ -212,9 +213,8 @@ func (s Solver) Solve(m *Market) (*Solution, error) {
 }
 
 // ipmLimit is the largest market (usable pairs) that Solve starts with the
-// interior-point method when Solver.Interior is set: there its point's polish (dense, cubic in the
-// pairs) costs less than the cutting planes' LP solves; on larger markets
-// the polish fails or costs seconds, and the interior-point method stalls
+// interior-point method when Solver.Interior is set: beyond it the polish
+// of its point (dense, cubic in the pairs) fails or costs seconds, and the interior-point method stalls
 // near complementarity 1e-9 (the reduced Newton systems lose their
 // accuracy at a degenerate optimum), so the cutting planes go first.
 const ipmLimit = 120
