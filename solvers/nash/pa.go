@@ -50,6 +50,9 @@ func (s Solver) Discounts(m *Market, sol *Solution) ([]float64, []*Solution, err
 			continue
 		}
 		other, ok := unmoved(m, rest, sol, i)
+		if !ok && m.agents(i) >= nearAgents && len(rest.Classes)*len(rest.Caps) <= warmLimit {
+			other, ok = nearby(m, rest, sol, i)
+		}
 		var err error
 		if !ok {
 			other, err = s.Solve(rest)
@@ -87,8 +90,59 @@ func (s Solver) Discounts(m *Market, sol *Solution) ([]float64, []*Solution, err
 // optimum without it is the one they have; its discount is then 1 without
 // a solve. ok is false when the certificate does not prove it.
 func unmoved(m, rest *Market, sol *Solution, i int) (*Solution, bool) {
-	if sol.Cert == nil {
+	x, rents, ok := restricted(m, rest, sol, i)
+	if !ok {
 		return nil, false
+	}
+	u := rest.Utilities(x)
+	w := rest.Welfare(u)
+	prices := append([]float64(nil), sol.Cert.Prices...)
+	cert := &Certificate{Prices: prices, Rents: rents, Dual: Dual(rest, prices, rents)}
+	cert.Gap = cert.Dual - w
+	total := 0.0
+	for _, v := range rest.Weights {
+		total += v
+	}
+	if math.IsInf(w, -1) || !(cert.Gap <= polishGap*total) {
+		return nil, false
+	}
+	return &Solution{X: x, U: u, Welfare: w, Bound: cert.Dual, Exact: true, Cert: cert}, true
+}
+
+// warmLimit is the largest leave-one-out market (classes × types) that
+// nearby tries.
+const warmLimit = 300
+
+// nearAgents is the fewest agents a buyer stands for whose leave-one-out
+// market nearby tries.
+const nearAgents = 4
+
+// nearby polishes sol restricted to rest (one agent of a buyer standing
+// for several removed) into rest's optimum, certified, or reports false.
+// Where a buyer of k identical agents loses one, the optimum moves little
+// and its active set mostly stays (one decision at 2,048 jobs in 86
+// classes: 0.2 s with it, 7 s by the cutting planes); where a whole buyer
+// leaves it rarely stays, and the polish's failing dense steps cost more
+// than the cutting planes, so Discounts tries it only for pooled buyers.
+func nearby(m, rest *Market, sol *Solution, i int) (*Solution, bool) {
+	x, rents, ok := restricted(m, rest, sol, i)
+	if !ok || rest.Validate() != nil {
+		return nil, false
+	}
+	near, cert := polish(rest, x, sol.Cert.Prices, rents)
+	if near == nil {
+		return nil, false
+	}
+	near.Cert = cert
+	return near, true
+}
+
+// restricted is sol's allocation and rents restricted to rest, m without
+// one agent of buyer i (the buyer's classes gone, or scaled by
+// (A_i − 1)/A_i).
+func restricted(m, rest *Market, sol *Solution, i int) ([][]float64, []float64, bool) {
+	if sol.Cert == nil {
+		return nil, nil, false
 	}
 	keep := (m.agents(i) - 1) / m.agents(i)
 	x := make([][]float64, 0, len(rest.Classes))
@@ -106,22 +160,7 @@ func unmoved(m, rest *Market, sol *Solution, i int) (*Solution, bool) {
 		x = append(x, row)
 		rents = append(rents, sol.Cert.Rents[c])
 	}
-	if len(x) != len(rest.Classes) {
-		return nil, false
-	}
-	u := rest.Utilities(x)
-	w := rest.Welfare(u)
-	prices := append([]float64(nil), sol.Cert.Prices...)
-	cert := &Certificate{Prices: prices, Rents: rents, Dual: Dual(rest, prices, rents)}
-	cert.Gap = cert.Dual - w
-	total := 0.0
-	for _, v := range rest.Weights {
-		total += v
-	}
-	if math.IsInf(w, -1) || !(cert.Gap <= polishGap*total) {
-		return nil, false
-	}
-	return &Solution{X: x, U: u, Welfare: w, Bound: cert.Dual, Exact: true, Cert: cert}, true
+	return x, rents, len(x) == len(rest.Classes)
 }
 
 // wholeTol is how close to 1 a discount is taken as 1: the agent costs the

@@ -52,8 +52,11 @@ func TestDiscountsMatchDefinition(t *testing.T) {
 	r := rand.New(rand.NewPCG(11, 12))
 	for k := 0; k < 300; k++ {
 		m := randomMarket(r)
-		if k%2 == 1 {
-			m = jobMarket(m)
+		switch k % 4 {
+		case 1:
+			m = jobMarket(m, 1)
+		case 3:
+			m = jobMarket(m, 4) // buyers of 4–12 agents: nearby's markets
 		}
 		if m.Validate() != nil {
 			continue
@@ -107,10 +110,12 @@ func definedDiscount(t *testing.T, m *Market, sol *Solution, i int) float64 {
 }
 
 // jobMarket turns m into a market of jobs as agents (JobMarket's form):
-// every class its own buyer, standing for its jobs, each of weight 1.
-func jobMarket(m *Market) *Market {
+// every class its own buyer, standing for its jobs (times scale), each of
+// weight 1.
+func jobMarket(m *Market, scale float64) *Market {
 	out := &Market{Caps: m.Caps, Agents: []float64{}}
 	for _, cl := range m.Classes {
+		cl.Count *= scale
 		cl.Buyer = len(out.Weights)
 		out.Weights = append(out.Weights, cl.Count)
 		out.Agents = append(out.Agents, cl.Count)
