@@ -32,13 +32,17 @@ import (
 // The discount never exceeds 1: the others' optimum without i is at least
 // as good for them as any allocation that also serves i.
 //
-// One market is solved per buyer (one agent removed), with s's settings;
-// their solutions are returned too (nil for a buyer alone). The policies
-// solve them by the cutting planes, as their own optimum: with the
-// interior-point start (Solver.Interior) the polish starts from the middle
-// of a degenerate optimal face, whose singular Newton systems take dense
-// SVD steps, and was measured 3–10 times slower on the default scenario's
-// markets and on the checker's (docs/algorithms/nash.md, "Cost").
+// One market per buyer (one agent removed); their solutions are returned
+// too (nil for a buyer alone). Only their utilities enter f, and those are
+// unique, so each is taken, in this order, from the full optimum's
+// certificate where it proves the others' optimum unmoved (unmoved), from
+// a polish of the full optimum restricted where one of at least
+// nearAgents identical agents leaves (nearby), else from s's cutting
+// planes warm-started from LP to LP (Solver.values). The interior-point
+// start (Solver.Interior) would polish from the middle of a degenerate
+// optimal face, whose singular Newton systems take dense SVD steps: 3–10
+// times slower on the default scenario's markets and on the checker's
+// (docs/algorithms/nash.md).
 func (s Solver) Discounts(m *Market, sol *Solution) ([]float64, []*Solution, error) {
 	s.values = true
 	f := make([]float64, len(m.Weights))
