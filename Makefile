@@ -49,7 +49,7 @@ build: deps
 
 # run simulates the built-in default scenario (500 jobs) under every
 # registered policy (RUN_SKIP=a,b leaves some out; the longest are
-# gavel-strategy-proof, about 3.5 min of CPU, and nash-pa, 1.5 min: their
+# gavel-strategy-proof, about 3 min of CPU, and nash-pa, 1.5 min: their
 # leave-one-out markets), prints the comparison table and leaves the
 # results in $(OUT); runs already complete there are reused.
 RUN_SKIP ?=
