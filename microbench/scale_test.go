@@ -39,6 +39,21 @@ func BenchmarkSimulate20k(b *testing.B) {
 	}
 }
 
+// BenchmarkSimulateDefault runs every registered policy on the built-in
+// default scenario (scenarios/default.yaml: 500 Philly-like jobs on 108
+// GPUs of three types, 8 users; what 'fairbench simulate' and 'make run'
+// run without a file), e.g. the fair-division policies whose leave-one-out
+// solves made it long:
+//
+//	go test ./microbench -run X -bench 'SimulateDefault/^gavel-strategy-proof$' -benchtime 1x -cpu 1 -timeout 0
+func BenchmarkSimulateDefault(b *testing.B) {
+	g := scenarios.Default()
+	cfg := build(b, g.Runs[0].Spec, g.Runs[0].Seed)
+	for _, name := range registry.Default().Names() {
+		b.Run(name, func(b *testing.B) { simulate(b, cfg, name) })
+	}
+}
+
 // simulate runs the policy b.N times on cfg and reports the LP solves of a
 // run (lp-solves, where the policy reports them), the process's peak
 // resident set (peak-RSS-MB, Linux) and the heap in use after the run.

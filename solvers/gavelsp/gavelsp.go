@@ -52,6 +52,7 @@ const (
 type Policy struct {
 	opt     nash.Options
 	backend lp.Solver
+	partial nash.Partial
 	stats   nash.Stats
 	last    map[models.JobID]float64
 }
@@ -79,8 +80,9 @@ func (p *Policy) Report() any { st := p.stats; return &st }
 // Discounts are the last decision's f_j by job.
 func (p *Policy) Discounts() map[models.JobID]float64 { return p.last }
 
-// Allocate solves the geometric-mean program, its leave-one-out
-// variants, and returns the discounted shares.
+// Allocate solves the geometric-mean program and its leave-one-out
+// variants (nash.Partial.Decide: the decision before's answer when the
+// market is the same), and returns the discounted shares.
 func (p *Policy) Allocate(s *models.Snapshot) (models.Allocation, error) {
 	p.last = nil
 	if len(s.Jobs) == 0 {
@@ -93,22 +95,10 @@ func (p *Policy) Allocate(s *models.Snapshot) (models.Allocation, error) {
 	if len(b.Market.Classes) == 0 { // no job can run anywhere
 		return models.Allocation{}, nil
 	}
-	sv := p.opt.Solver(p.backend)
-	sol, err := sv.Solve(b.Market)
+	sol, f, err := p.partial.Decide(p.opt.Solver(p.backend), b.Market, &p.stats)
 	if err != nil {
 		return models.Allocation{}, p.opt.Wrap(Name, err)
 	}
-	f, others, err := sv.Discounts(b.Market, sol)
-	if err != nil {
-		return models.Allocation{}, p.opt.Wrap(Name, err)
-	}
-	all := []*nash.Solution{sol}
-	for _, o := range others {
-		if o != nil {
-			all = append(all, o)
-		}
-	}
-	p.stats.Add(all...)
 	p.last = map[models.JobID]float64{}
 	scale := make([]float64, len(b.Market.Classes))
 	for c, cl := range b.Market.Classes {

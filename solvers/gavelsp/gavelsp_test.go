@@ -3,6 +3,7 @@ package gavelsp
 import (
 	"errors"
 	"math"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -10,6 +11,7 @@ import (
 	"fairbench/solvers"
 	"fairbench/solvers/internal/policytest"
 	"fairbench/solvers/lp"
+	"fairbench/solvers/nash"
 )
 
 func allocate(t *testing.T, servers []models.Server, jobs ...models.JobState) models.Allocation {
@@ -93,5 +95,36 @@ func TestTimeLimitNamesTheOption(t *testing.T) {
 	_, err = p.Allocate(s)
 	if !errors.Is(err, lp.ErrLimit) || !strings.Contains(err.Error(), "option time_limit (1ns a decision) ran out") {
 		t.Fatalf("err = %v", err)
+	}
+}
+
+// A decision on the market of the decision before (the same jobs, one of
+// them further on) is that decision's answer, counted as reused without an
+// LP solve, with the same discounts.
+func TestRepeatedMarketReused(t *testing.T) {
+	servers := []models.Server{{Type: "V100", GPUs: 2}, {Type: "P100", GPUs: 1}, {Type: "K80", GPUs: 2}}
+	jobs := []models.JobState{policytest.Job(1, 0, "resnet", 1, 100), policytest.Job(2, 0, "recsys", 2, 100),
+		policytest.Job(3, 0, "unit", 1, 100), policytest.Job(4, 0, "unit", 1, 100)}
+	p, err := New(solvers.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pol := p.(*Policy)
+	first, err := pol.Allocate(policytest.Snap(t, 0, nil, servers, jobs...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := pol.Discounts()
+	jobs[0] = policytest.Running(jobs[0], "V100", 0, 360, 1080)
+	second, err := pol.Allocate(policytest.Snap(t, policytest.Sec(360), nil, servers, jobs...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := pol.Report().(*nash.Stats)
+	if !reflect.DeepEqual(first, second) || !reflect.DeepEqual(f, pol.Discounts()) {
+		t.Errorf("repeat: %v with f %v, first %v with f %v", second, pol.Discounts(), first, f)
+	}
+	if st.Decisions != 2 || st.Reused != 1 || st.Exact != 2 {
+		t.Errorf("stats %+v: want 2 exact decisions, 1 reused", st)
 	}
 }

@@ -30,11 +30,14 @@
 // be ~1e-4 off; polish.go then solves the Karush–Kuhn–Tucker conditions as
 // equations on the active set the point suggests (Gauss–Newton, an
 // active-set loop for signs) and keeps the result only when its certificate
-// proves a duality gap below 1e-11·Σw. With Solver.Interior (the
-// leave-one-out solves of Discounts, on small markets) a primal-dual
-// interior-point method whose Newton systems cost O(pairs·k) for k GPU
-// types (ipm.go) comes first, its point polished and certified the same
-// way.
+// proves a duality gap below 1e-11·Σw. With Solver.Interior (an option,
+// on small markets) a primal-dual interior-point method whose Newton
+// systems cost O(pairs·k) for k GPU types (ipm.go) comes first, its point
+// polished and certified the same way. Discounts' leave-one-out markets
+// are first checked with the full optimum's certificate, then solved by
+// cutting planes warm-started from one LP to the next (pa.go), and the
+// policies answer a market equal to the decision before's from it
+// (recall.go).
 //
 // # The certificate
 //

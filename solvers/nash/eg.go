@@ -52,13 +52,23 @@ type Solver struct {
 	// the cutting planes' (they are unique) but, where the optimal shares
 	// are not unique, spreads them (the interior-point method converges to
 	// the middle of the optimal face, the cutting planes to a vertex), and
-	// the round mechanism realises spread shares worse. So the policies'
-	// allocations use the cutting planes, and Discounts, which reads only
-	// the leave-one-out markets' utilities, uses this.
+	// the round mechanism realises spread shares worse; and the polish from
+	// the middle of a degenerate face takes dense SVD steps, which made it
+	// slower than the cutting planes on the leave-one-out markets of
+	// Discounts too (measured: docs/algorithms/nash.md). No policy sets it.
 	Interior bool
 	// Deadline, when set, stops a solve that has not converged by then with
 	// an error matching lp.ErrLimit.
 	Deadline time.Time
+	// values says that only the optimum's utilities will be read (they are
+	// unique; the shares need not be): Discounts' leave-one-out solves.
+	// Then each LP of the cutting planes starts from the basis of the one
+	// before (lp.Options.Warm, its new tangents' rows slack), where a cold
+	// start re-solved the whole LP each time (half the CPU of
+	// gavel-strategy-proof's leave-one-out solves, measured); among tied
+	// optimal vertices it may end at another, which the policies' own
+	// allocations must not (the round mechanism realises them).
+	values bool
 }
 
 // Defaults of Solver.
@@ -127,11 +137,15 @@ func (s Solver) Solve(m *Market) (*Solution, error) {
 	k := newKelley(m)
 	var best *Solution
 	var duals []float64
+	var warm *lp.Basis
+	if s.values {
+		warm = &lp.Basis{}
+	}
 	for it := 1; ; it++ {
 		if !s.Deadline.IsZero() && time.Now().After(s.Deadline) {
 			return nil, fmt.Errorf("nash: %d cutting-plane solves before the deadline: %w", it-1, lp.ErrLimit)
 		}
-		opt := lp.Options{}
+		opt := lp.Options{Warm: warm}
 		if !s.Deadline.IsZero() {
 			opt.TimeLimit = time.Until(s.Deadline)
 			if opt.TimeLimit <= 0 {
@@ -176,6 +190,7 @@ func (s Solver) Solve(m *Market) (*Solution, error) {
 			}
 		}
 		added := false
+		rowsBefore := len(k.p.Rows)
 		for i := range m.Weights {
 			ti := res.X[k.t[i]]
 			ui := u[i] / k.top[i]
@@ -190,14 +205,16 @@ func (s Solver) Solve(m *Market) (*Solution, error) {
 		if !added {
 			break // no buyer's tangent can tighten: the LP point is optimal to rounding
 		}
+		if warm != nil {
+			warm = k.grown(warm, rowsBefore)
+		}
 	}
 	return finish(m, best, duals, backend)
 }
 
 // ipmLimit is the largest market (usable pairs) that Solve starts with the
-// interior-point method when Solver.Interior is set: there its point's polish (dense, cubic in the
-// pairs) costs less than the cutting planes' LP solves; on larger markets
-// the polish fails or costs seconds, and the interior-point method stalls
+// interior-point method when Solver.Interior is set: beyond it the polish
+// of its point (dense, cubic in the pairs) fails or costs seconds, and the interior-point method stalls
 // near complementarity 1e-9 (the reduced Newton systems lose their
 // accuracy at a degenerate optimum), so the cutting planes go first.
 const ipmLimit = 120
@@ -346,6 +363,23 @@ func newKelley(m *Market) *kelley {
 		}
 	}
 	return k
+}
+
+// grown carries warm, the basis of the LP before the tangents from row
+// before on were added, to the LP with them (the new rows' slacks basic).
+func (k *kelley) grown(warm *lp.Basis, before int) *lp.Basis {
+	vars := make([]int, len(k.p.Vars))
+	for j := range vars {
+		vars[j] = j
+	}
+	rows := make([]int, len(k.p.Rows))
+	for r := range rows {
+		rows[r] = r
+		if r >= before {
+			rows[r] = -1
+		}
+	}
+	return warm.Remap(vars, rows)
 }
 
 // cut adds the tangent t_i ≤ log u − 1 + (U_i/top_i)/u; it reports false

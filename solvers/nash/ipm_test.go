@@ -84,8 +84,8 @@ func TestInteriorMatchesCuttingPlanes(t *testing.T) {
 				t.Fatalf("market %d: U = %v by the interior point, %v by cutting planes", k, in.U, cut.U)
 			}
 		}
-		f1, _, err1 := Solver{}.discountsWith(m, cut, false)
-		f2, _, err2 := Solver{}.Discounts(m, cut)
+		f1, _, err1 := Solver{}.Discounts(m, cut)
+		f2, _, err2 := Solver{Interior: true}.Discounts(m, cut)
 		if err1 != nil || err2 != nil {
 			t.Fatal(err1, err2)
 		}

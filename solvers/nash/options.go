@@ -114,6 +114,10 @@ type Stats struct {
 	// starts with the interior-point method; the cutting planes run only
 	// when its point cannot be certified).
 	Newton int `json:"newton_iterations,omitempty"`
+	// Reused counts the decisions answered from the decision before, whose
+	// market was the same (recall.go): counted in Decisions (and Exact when
+	// that decision was), with no solve.
+	Reused int `json:"reused,omitempty"`
 	// Fallbacks counts ceei's decisions without a verified equilibrium,
 	// answered with the Nash-welfare allocation instead.
 	Fallbacks int `json:"fallbacks,omitempty"`
@@ -129,6 +133,16 @@ func (st *Stats) Add(sols ...*Solution) {
 		st.LPSolves += s.Iterations
 		st.Newton += s.Newton
 	}
+	if exact {
+		st.Exact++
+	}
+}
+
+// reuse counts one decision answered from the decision before, exact if
+// that one was.
+func (st *Stats) reuse(exact bool) {
+	st.Decisions++
+	st.Reused++
 	if exact {
 		st.Exact++
 	}

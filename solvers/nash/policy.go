@@ -49,7 +49,8 @@ func (b *base) market(s *models.Snapshot) (*Built, Solver, error) {
 // Nash is the nash policy: the Eisenberg–Gale allocation of UserMarket.
 type Nash struct {
 	base
-	last *Solution
+	recall recall[*Solution]
+	last   *Solution
 }
 
 // New builds nash from Options.
@@ -75,10 +76,17 @@ func (p *Nash) Allocate(s *models.Snapshot) (models.Allocation, error) {
 	if err != nil || b == nil {
 		return models.Allocation{}, err
 	}
+	key := b.Market.key()
+	if sol, ok := p.recall.get(key); ok { // the decision before's market (recall.go)
+		p.stats.reuse(sol.Exact)
+		p.last = sol.clone()
+		return models.Allocation{Fractions: b.Fractions(s, sol.X, nil)}, nil
+	}
 	sol, err := sv.Solve(b.Market)
 	if err != nil {
 		return models.Allocation{}, p.opt.Wrap(Name, err)
 	}
+	p.recall.put(key, sol.clone())
 	p.last = sol
 	p.stats.Add(sol)
 	return models.Allocation{Fractions: b.Fractions(s, sol.X, nil)}, nil
@@ -88,7 +96,8 @@ func (p *Nash) Allocate(s *models.Snapshot) (models.Allocation, error) {
 // scaled by its partial-allocation fraction (Solver.Discounts).
 type PA struct {
 	base
-	last []float64
+	partial Partial
+	last    []float64
 }
 
 // NewPA builds nash-pa from Options.
@@ -105,7 +114,8 @@ func NewPA(c solvers.Config) (solvers.Policy, error) {
 func (p *PA) Discounts() []float64 { return p.last }
 
 // Allocate solves the Eisenberg–Gale program of s and once more without
-// each user, and scales every user's shares by its discount.
+// each user (Partial.Decide), and scales every user's shares by its
+// discount.
 func (p *PA) Allocate(s *models.Snapshot) (models.Allocation, error) {
 	p.last = nil
 	if len(s.Jobs) == 0 {
@@ -115,16 +125,11 @@ func (p *PA) Allocate(s *models.Snapshot) (models.Allocation, error) {
 	if err != nil || b == nil {
 		return models.Allocation{}, err
 	}
-	sol, err := sv.Solve(b.Market)
-	if err != nil {
-		return models.Allocation{}, p.opt.Wrap(PAName, err)
-	}
-	f, others, err := sv.Discounts(b.Market, sol)
+	sol, f, err := p.partial.Decide(sv, b.Market, &p.stats)
 	if err != nil {
 		return models.Allocation{}, p.opt.Wrap(PAName, err)
 	}
 	p.last = f
-	p.stats.Add(append([]*Solution{sol}, present(others)...)...)
 	scale := make([]float64, len(b.Market.Classes))
 	for c, cl := range b.Market.Classes {
 		scale[c] = f[cl.Buyer]
@@ -132,21 +137,19 @@ func (p *PA) Allocate(s *models.Snapshot) (models.Allocation, error) {
 	return models.Allocation{Fractions: b.Fractions(s, sol.X, scale), Capped: p.opt.Capped}, nil
 }
 
-// present is sols without its nil entries.
-func present(sols []*Solution) []*Solution {
-	var out []*Solution
-	for _, s := range sols {
-		if s != nil {
-			out = append(out, s)
-		}
-	}
-	return out
-}
-
 // CEEI is the ceei policy: Solver.CEEI on UserMarket.
 type CEEI struct {
 	base
-	last *CECertificate
+	recall recall[ceeiAnswer]
+	last   *CECertificate
+}
+
+// ceeiAnswer is one decision of ceei: the allocation, its certificate (nil
+// after a fallback) and whether it fell back.
+type ceeiAnswer struct {
+	sol      *Solution
+	cert     *CECertificate
+	fallback bool
 }
 
 // NewCEEI builds ceei from Options.
@@ -174,24 +177,38 @@ func (p *CEEI) Allocate(s *models.Snapshot) (models.Allocation, error) {
 	if err != nil || b == nil {
 		return models.Allocation{}, err
 	}
-	sol, cert, err := sv.CEEI(b.Market)
-	if errors.Is(err, ErrNoEquilibrium) {
-		// No verified equilibrium: answer with the Nash-welfare optimum
-		// (Pareto efficient), counted, rather than fail the decision.
-		if sol, err = sv.Solve(b.Market); err == nil {
-			p.stats.Fallbacks++
+	key := b.Market.key()
+	d, ok := p.recall.get(key) // the decision before's market (recall.go)
+	if !ok {
+		if d, err = p.solve(sv, b.Market); err != nil {
+			return models.Allocation{}, p.opt.Wrap(CEEIName, err)
 		}
+		p.recall.put(key, d)
+		p.stats.LPSolves += d.sol.Iterations
+	} else {
+		p.stats.Reused++
 	}
-	if err != nil {
-		return models.Allocation{}, p.opt.Wrap(CEEIName, err)
-	}
-	p.last = cert
+	p.last = d.cert.clone()
 	p.stats.Decisions++
-	p.stats.LPSolves += sol.Iterations
-	if cert != nil && sol.Exact {
+	if d.fallback {
+		p.stats.Fallbacks++
+	}
+	if d.cert != nil && d.sol.Exact {
 		p.stats.Exact++
 	}
-	return models.Allocation{Fractions: b.Fractions(s, sol.X, nil)}, nil
+	return models.Allocation{Fractions: b.Fractions(s, d.sol.X, nil)}, nil
+}
+
+// solve computes the equilibrium of m, else (no verified equilibrium) the
+// Nash-welfare optimum (Pareto efficient) as a fallback, rather than fail
+// the decision.
+func (p *CEEI) solve(sv Solver, m *Market) (ceeiAnswer, error) {
+	sol, cert, err := sv.CEEI(m)
+	if errors.Is(err, ErrNoEquilibrium) {
+		sol, err = sv.Solve(m)
+		return ceeiAnswer{sol: sol, fallback: true}, err
+	}
+	return ceeiAnswer{sol: sol, cert: cert}, err
 }
 
 var (
