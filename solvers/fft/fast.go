@@ -3,7 +3,6 @@ package fft
 import (
 	"math"
 	"math/bits"
-	"slices"
 	"sort"
 )
 
@@ -166,6 +165,7 @@ func newOrder(in *Instance) *order {
 	t, n := in.Types, in.Jobs()
 	ord := &order{arcs: make([][]int32, (t+1)*t), pos: make([][]int32, (t+1)*t)}
 	var moves []entry
+	var rs radix
 	for a := range t + 1 {
 		for b := range t {
 			if a == b {
@@ -182,19 +182,7 @@ func newOrder(in *Instance) *order {
 				}
 				moves = append(moves, entry{key, int32(j)})
 			}
-			slices.SortFunc(moves, func(x, y entry) int {
-				if x.key != y.key {
-					if x.key < y.key {
-						return -1
-					}
-					return 1
-				}
-				return int(x.j - y.j)
-			})
-			jobs := make([]int32, len(moves))
-			for c, e := range moves {
-				jobs[c] = e.j
-			}
+			jobs := sortMoves(moves, &rs)
 			pos := make([]int32, n)
 			for j := range pos {
 				pos[j] = -1
