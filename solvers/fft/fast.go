@@ -3,6 +3,7 @@ package fft
 import (
 	"math"
 	"math/bits"
+	"slices"
 	"sort"
 )
 
@@ -453,7 +454,6 @@ func dive(in *Instance, f *flow) ([]int, bool) {
 	for j := range fixed {
 		fixed[j] = -1
 	}
-	ord := f.ord
 	for range maxDives {
 		typ, split := f.round()
 		if len(split) == 0 {
@@ -465,6 +465,8 @@ func dive(in *Instance, f *flow) ([]int, bool) {
 			return typ, true
 		}
 		sort.SliceStable(split, func(a, b int) bool { return in.Gang[split[a]] > in.Gang[split[b]] })
+		// A new instance each time: f's stays as it was for warmed.
+		sub = &Instance{Types: t, Cap: slices.Clone(sub.Cap), Gang: in.Gang, Cost: in.Cost, OK: slices.Clone(sub.OK)}
 		for _, s := range split {
 			most, at := 0, -1
 			for i := range t {
@@ -482,7 +484,7 @@ func dive(in *Instance, f *flow) ([]int, bool) {
 				sub.OK[s*t+at] = false
 			}
 		}
-		f = relax(sub, ord)
+		f = f.warmed(sub)
 	}
 	return nil, false
 }
