@@ -87,105 +87,141 @@ func (f *flow) dearest(a int) (int, bool) {
 	return -1, false
 }
 
+// residual is the residual graph of cancel over n = types + 2 nodes
+// ("not running" = types, the sink = types + 1): cost[a*n+b] of the
+// cheapest arc a→b (+Inf where none) and the job it moves.
+type residual struct {
+	n    int
+	cost []float64
+	job  []int32
+}
+
 // cancel cancels negative cycles of the residual graph (see above) until
-// none is left; false after maxCancels.
+// none is left; false after maxCancels, or when no cycle can be traced.
 func (f *flow) cancel() bool {
-	t, idle := f.t, f.t
-	sink, n := t+1, t+2
-	cost := make([]float64, n*n)
-	job := make([]int32, n*n)
-	dist := make([]float64, n)
-	pred := make([]int, n)
+	n := f.t + 2
+	g := residual{n: n, cost: make([]float64, n*n), job: make([]int32, n*n)}
+	dist, pred := make([]float64, n), make([]int, n)
 	onCycle := make([]bool, n)
 	for range maxCancels {
-		for k := range cost {
-			cost[k] = math.Inf(1)
+		f.arcs(&g)
+		last, ok := g.negativeCycle(dist, pred)
+		if !ok {
+			return false
 		}
-		for a := range t + 1 {
-			for b := range t {
-				if a == b {
-					continue
-				}
-				if e, ok := f.top(a, b); ok {
-					cost[a*n+b], job[a*n+b] = e.key, e.j
-				}
-			}
+		if last < 0 {
+			return true
 		}
-		for a := range t {
-			if j, ok := f.dearest(a); ok {
-				cost[a*n+idle], job[a*n+idle] = -f.perGPU(j, a), int32(j)
-				cost[sink*n+a] = 0
-			}
-			if f.load[a] < f.in.Cap[a] {
-				cost[a*n+sink] = 0
-			}
-		}
-		// Bellman–Ford from every node at once: a change in the n-th pass
-		// means a negative cycle, found by walking back n steps.
-		for a := range dist {
-			dist[a], pred[a] = 0, -1
-		}
-		last := -1
-		for range n {
-			last = -1
-			for a := range n {
-				for b := range n {
-					if v := cost[a*n+b]; !math.IsInf(v, 1) {
-						if nd := dist[a] + v; nd < dist[b]-relaxTol*(1+math.Abs(nd)) {
-							dist[b], pred[b], last = nd, a, b
-						}
-					}
-				}
-			}
-			if last < 0 {
-				return true
-			}
-		}
-		for range n {
-			if last = pred[last]; last < 0 {
-				return false
-			}
-		}
-		// The cycle through last, walked backwards; its cost and the units
-		// it can carry.
-		clear(onCycle)
-		total, delta := 0.0, math.MaxInt
-		for b := last; !onCycle[b]; b = pred[b] {
-			onCycle[b] = true
-			a := pred[b]
-			total += cost[a*n+b]
-			switch {
-			case b == sink:
-				delta = min(delta, f.in.Cap[a]-f.load[a])
-			case a == sink:
-				delta = min(delta, f.load[b])
-			default:
-				delta = min(delta, int(f.units[int(job[a*n+b])*f.nodes+a]))
-			}
-		}
-		if total >= -relaxTol*(1+math.Abs(total)) || delta <= 0 {
+		if !f.push(&g, pred, last, onCycle) {
 			return true // rounding noise
-		}
-		for b := last; onCycle[b]; b = pred[b] {
-			onCycle[b] = false
-			a := pred[b]
-			if a == sink || b == sink {
-				continue
-			}
-			j := int(job[a*n+b])
-			f.units[j*f.nodes+a] -= int32(delta)
-			f.units[j*f.nodes+b] += int32(delta)
-			if a < t {
-				f.load[a] -= delta
-			}
-			if b < t {
-				f.load[b] += delta
-			}
-			f.sync(j, a)
-			f.sync(j, b)
 		}
 	}
 	return false
+}
+
+// arcs fills g with f's residual arcs (see above).
+func (f *flow) arcs(g *residual) {
+	t, idle, n := f.t, f.t, g.n
+	sink := t + 1
+	for k := range g.cost {
+		g.cost[k] = math.Inf(1)
+	}
+	for a := range t + 1 {
+		for b := range t {
+			if a == b {
+				continue
+			}
+			if e, ok := f.top(a, b); ok {
+				g.cost[a*n+b], g.job[a*n+b] = e.key, e.j
+			}
+		}
+	}
+	for a := range t {
+		if j, ok := f.dearest(a); ok {
+			g.cost[a*n+idle], g.job[a*n+idle] = -f.perGPU(j, a), int32(j)
+			g.cost[sink*n+a] = 0
+		}
+		if f.load[a] < f.in.Cap[a] {
+			g.cost[a*n+sink] = 0
+		}
+	}
+}
+
+// negativeCycle is Bellman–Ford from every node at once: a change in the
+// n-th pass means a negative cycle, and walking back n steps from the
+// node changed lands on it. It returns that node, −1 when there is no
+// negative cycle, and false when the walk back breaks off (rounding noise).
+func (g *residual) negativeCycle(dist []float64, pred []int) (int, bool) {
+	n := g.n
+	for a := range dist {
+		dist[a], pred[a] = 0, -1
+	}
+	last := -1
+	for range n {
+		last = -1
+		for a := range n {
+			for b := range n {
+				if v := g.cost[a*n+b]; !math.IsInf(v, 1) {
+					if nd := dist[a] + v; nd < dist[b]-relaxTol*(1+math.Abs(nd)) {
+						dist[b], pred[b], last = nd, a, b
+					}
+				}
+			}
+		}
+		if last < 0 {
+			return -1, true
+		}
+	}
+	for range n {
+		if last = pred[last]; last < 0 {
+			return 0, false
+		}
+	}
+	return last, true
+}
+
+// push sends as many units as it can round the cycle through last (walked
+// backwards by pred); false when the cycle is not negative beyond rounding
+// noise or carries nothing.
+func (f *flow) push(g *residual, pred []int, last int, onCycle []bool) bool {
+	t, n, sink := f.t, g.n, f.t+1
+	clear(onCycle)
+	total, delta := 0.0, math.MaxInt
+	for b := last; !onCycle[b]; b = pred[b] {
+		onCycle[b] = true
+		a := pred[b]
+		total += g.cost[a*n+b]
+		switch {
+		case b == sink:
+			delta = min(delta, f.in.Cap[a]-f.load[a])
+		case a == sink:
+			delta = min(delta, f.load[b])
+		default:
+			delta = min(delta, int(f.units[int(g.job[a*n+b])*f.nodes+a]))
+		}
+	}
+	if total >= -relaxTol*(1+math.Abs(total)) || delta <= 0 {
+		return false
+	}
+	for b := last; onCycle[b]; b = pred[b] {
+		onCycle[b] = false
+		a := pred[b]
+		if a == sink || b == sink {
+			continue
+		}
+		j := int(g.job[a*n+b])
+		f.units[j*f.nodes+a] -= int32(delta)
+		f.units[j*f.nodes+b] += int32(delta)
+		if a < t {
+			f.load[a] -= delta
+		}
+		if b < t {
+			f.load[b] += delta
+		}
+		f.sync(j, a)
+		f.sync(j, b)
+	}
+	return true
 }
 
 // optimum is the relaxation's optimum with the fill row at its maximum
