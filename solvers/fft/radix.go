@@ -1,6 +1,13 @@
 package fft
 
-import "math"
+import (
+	"math"
+	"slices"
+)
+
+// radixMin is the length below which sortMoves sorts by comparison: a
+// radix pass costs its 256 counts whatever the length.
+const radixMin = 128
 
 // radix is the work space of sortMoves.
 type radix struct {
@@ -8,13 +15,30 @@ type radix struct {
 	jobs, tmpJobs []int32
 }
 
-// sortMoves returns the jobs of moves ordered by key, ties by job, as a
-// comparison sort would, for moves listed by increasing job: a least
-// significant digit radix sort (stable, 8 bits a pass, passes where every
-// key shares the digit skipped) over the keys' bits mapped to unsigned
-// integers in the same order (−0 as +0; keys are never NaN).
+// sortMoves returns the jobs of moves ordered by key, ties by job, for
+// moves listed by increasing job (moves itself may be reordered): from
+// radixMin moves on by a least significant digit radix sort (stable, 8
+// bits a pass, passes where every key shares the digit skipped) over the
+// keys' bits mapped to unsigned integers in the same order (−0 as +0;
+// keys are never NaN), which gives the comparison sort's order.
 func sortMoves(moves []entry, rs *radix) []int32 {
 	n := len(moves)
+	if n < radixMin {
+		slices.SortFunc(moves, func(x, y entry) int {
+			switch {
+			case x.key < y.key:
+				return -1
+			case x.key > y.key:
+				return 1
+			}
+			return int(x.j - y.j)
+		})
+		jobs := make([]int32, n)
+		for c, e := range moves {
+			jobs[c] = e.j
+		}
+		return jobs
+	}
 	rs.keys, rs.tmpKeys = grow(rs.keys, n), grow(rs.tmpKeys, n)
 	rs.jobs, rs.tmpJobs = grow(rs.jobs, n), grow(rs.tmpJobs, n)
 	keys, jobs := rs.keys, rs.jobs
