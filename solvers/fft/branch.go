@@ -32,7 +32,7 @@ import (
 
 // maxBranchNodes bounds the relaxations one search solves; a search that
 // reaches it hands the MIP to the backend (SolveExactFast).
-const maxBranchNodes = 200
+const maxBranchNodes = 1000
 
 // searchEnd is how a search ended.
 type searchEnd int
