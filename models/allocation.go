@@ -139,7 +139,25 @@ func (v *Violation) Error() string {
 // capacities hold, named GPUs are of the right type and not double-booked,
 // and fractions lie in [0,1] with Σ_g x[j][g] ≤ 1 and Σ_j d_j·x[j][g] ≤ N_g.
 // It returns a *Violation.
-func Feasible(s *Snapshot, a Allocation) error {
+func Feasible(s *Snapshot, a Allocation) error { return new(Checker).Feasible(s, a) }
+
+// Checker is Feasible with its work space kept from one check to the next,
+// for a caller that checks an allocation at every decision (the
+// simulator). The zero Checker is ready; it is not safe for concurrent use.
+type Checker struct {
+	// Locate, when set, says where the job with the given ID is in the
+	// snapshot's Jobs: a guess, checked against the job's ID (a wrong or
+	// negative one only costs the search it would have spared).
+	Locate func(JobID) int
+
+	used   []int       // GPUs taken per type, indexed like Cluster.TypeNames()
+	seen   []bool      // per job of the snapshot: assigned
+	owners []gpuOwners // per GPU: the assignments naming it
+	at     []int32     // per assignment: its job's index in the snapshot
+}
+
+// Feasible is the package's Feasible.
+func (c *Checker) Feasible(s *Snapshot, a Allocation) error {
 	if len(a.Run) > 0 && a.Fractional() {
 		return &Violation{Constraint: "form", Job: -1, Detail: "allocation sets both placements and fractions"}
 	}
@@ -147,26 +165,44 @@ func Feasible(s *Snapshot, a Allocation) error {
 	case TimeShares:
 		return feasibleFractions(s, k.Fractions, k.Pairs)
 	case CoLocated:
-		return feasibleRun(s, k.Run, true)
+		return c.run(s, k.Run, true)
 	default:
-		return feasibleRun(s, a.Run, false)
+		return c.run(s, a.Run, false)
 	}
 }
 
-// feasibleRun checks placements: colocate lets two jobs share a GPU.
-func feasibleRun(s *Snapshot, run []Assignment, colocate bool) error {
-	types := s.Cluster.TypeNames()
-	used := make([]int, len(types)) // GPUs taken per type, indexed like types
-	seen := make([]bool, len(s.Jobs))
-	var owners []gpuOwners // per GPU, made at the first named GPU
-	var at []int32         // per assignment: its job's index in s.Jobs, made with owners
-	sharerOf := func(k int32) sharer { return sharer{&s.Jobs[at[k]], run[k].Accum} }
-	next := 0 // assignments often follow the snapshot's order: try there first
-	for ai, as := range run {
-		i, ok := next, next < len(s.Jobs) && s.Jobs[next].ID == as.Job
-		if !ok {
-			i, ok = s.jobIndexAfter(as.Job, next)
+// find is the index in s.Jobs of the job with the given ID, looked for
+// first at next (assignments often follow the snapshot's order), then where
+// Locate says, then by search.
+func (c *Checker) find(s *Snapshot, id JobID, next int) (int, bool) {
+	if next < len(s.Jobs) && s.Jobs[next].ID == id {
+		return next, true
+	}
+	if c.Locate != nil {
+		if i := c.Locate(id); i >= 0 && i < len(s.Jobs) && s.Jobs[i].ID == id {
+			return i, true
 		}
+	}
+	return s.jobIndexAfter(id, next)
+}
+
+// run checks placements: colocate lets two jobs share a GPU.
+func (c *Checker) run(s *Snapshot, run []Assignment, colocate bool) error {
+	types := s.Cluster.TypeNames()
+	used := slices.Grow(c.used[:0], len(types))[:len(types)]
+	clear(used)
+	seen := slices.Grow(c.seen[:0], len(s.Jobs))[:len(s.Jobs)]
+	clear(seen)
+	c.used, c.seen = used, seen
+	// The snapshot's rows of figures, when it has them, are indexed like
+	// types: the index found for the capacity count reads the figure.
+	rows := s.Rates.For(&s.Environment) != nil && slices.Equal(s.Rates.types, types)
+	var owners []gpuOwners // per GPU, made ready at the first named GPU
+	at := c.at[:0]         // made ready with owners
+	sharerOf := func(k int32) sharer { return sharer{&s.Jobs[at[k]], run[k].Accum} }
+	next := 0
+	for ai, as := range run {
+		i, ok := c.find(s, as.Job, next)
 		next = i + 1
 		if !ok {
 			return &Violation{Constraint: "active job", Job: as.Job, Detail: "no such active job"}
@@ -176,7 +212,14 @@ func feasibleRun(s *Snapshot, run []Assignment, colocate bool) error {
 			return &Violation{Constraint: "one placement per job", Job: as.Job, Detail: "job assigned twice"}
 		}
 		seen[i] = true
-		if s.ThroughputOf(j, as.Type) <= 0 && as.Accum <= 1 {
+		t := s.Cluster.TypeIndex(as.Type)
+		var thr float64
+		if row := s.RowOf(j); rows && row != nil && t >= 0 {
+			thr = row[t]
+		} else {
+			thr = s.ThroughputOf(j, as.Type)
+		}
+		if thr <= 0 && as.Accum <= 1 {
 			return &Violation{Constraint: "runnable", Job: as.Job, Type: as.Type,
 				Detail: fmt.Sprintf("no measured throughput for %s at gang %d, or not enough memory or GPUs", j.Type, j.Gang)}
 		}
@@ -187,7 +230,6 @@ func feasibleRun(s *Snapshot, run []Assignment, colocate bool) error {
 		}
 		// A type that passed the checks above has GPUs (else the job could
 		// not run there), so t ≥ 0 but for a gang of 0, which takes none.
-		t := slices.Index(types, as.Type)
 		if len(as.GPUs) == 0 {
 			if t >= 0 {
 				used[t] += j.Gang
@@ -199,7 +241,9 @@ func feasibleRun(s *Snapshot, run []Assignment, colocate bool) error {
 				Detail: fmt.Sprintf("%d GPUs named for a gang of %d", len(as.GPUs), j.Gang)}
 		}
 		if owners == nil {
-			owners, at = make([]gpuOwners, s.Cluster.TotalGPUs()), make([]int32, len(run))
+			owners = c.gpuTable(s.Cluster.TotalGPUs())
+			at = slices.Grow(at, len(run))[:len(run)]
+			c.at = at
 		}
 		at[ai] = int32(i)
 		for k, g := range as.GPUs {
@@ -231,6 +275,13 @@ func feasibleRun(s *Snapshot, run []Assignment, colocate bool) error {
 			owners[g].add(int32(ai))
 		}
 	}
+	over := false
+	for t, n := range used {
+		over = over || n > s.Cluster.Capacity(types[t])
+	}
+	if !over {
+		return nil
+	}
 	// Report the first type over capacity by name.
 	for _, t := range byName(types) {
 		if c := s.Cluster.Capacity(types[t]); used[t] > c {
@@ -239,6 +290,13 @@ func feasibleRun(s *Snapshot, run []Assignment, colocate bool) error {
 		}
 	}
 	return nil
+}
+
+// gpuTable is the owners table for n GPUs, empty.
+func (c *Checker) gpuTable(n int) []gpuOwners {
+	c.owners = slices.Grow(c.owners[:0], n)[:n]
+	clear(c.owners)
+	return c.owners
 }
 
 // sharer is a job on a GPU, with its gradient-accumulation setting.

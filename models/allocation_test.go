@@ -28,15 +28,17 @@ func feasibilitySnapshot(t *testing.T) *Snapshot {
 	return s
 }
 
-func TestFeasible(t *testing.T) {
-	t.Parallel()
-	s := feasibilitySnapshot(t)
+type feasibleCase struct {
+	name string
+	a    Allocation
+	want string // "" = feasible
+}
+
+// feasibleCases are allocations against feasibilitySnapshot and the start
+// of the violation each breaks.
+func feasibleCases() []feasibleCase {
 	run := func(as ...Assignment) Allocation { return Allocation{Run: as} }
-	cases := []struct {
-		name string
-		a    Allocation
-		want string // "" = feasible
-	}{
+	return []feasibleCase{
 		{"fits", run(Assignment{Job: 1, Type: "K80"}, Assignment{Job: 2, Type: "V100"}), ""},
 		{"capacity", run(Assignment{Job: 1, Type: "V100"}, Assignment{Job: 2, Type: "V100"}), "capacity (V100): Σ gang = 6 > 4 GPUs"},
 		{"no figure", run(Assignment{Job: 2, Type: "K80"}), "runnable (job 2 on K80)"},
@@ -67,7 +69,12 @@ func TestFeasible(t *testing.T) {
 		{"shared memory", Allocation{Shared: []SharedFraction{{Jobs: [2]JobID{4, 3}, Type: "V100", X: 0.5}}}, "need 18 GB together"},
 		{"fraction negative", Allocation{Fractions: map[JobID]map[string]float64{1: {"V100": -0.5}}}, "0 ≤ x ≤ 1"},
 	}
-	for _, c := range cases {
+}
+
+func TestFeasible(t *testing.T) {
+	t.Parallel()
+	s := feasibilitySnapshot(t)
+	for _, c := range feasibleCases() {
 		err := Feasible(s, c.a)
 		switch {
 		case c.want == "" && err != nil:
@@ -128,6 +135,46 @@ func TestInstanceRefusesConflictsAndBadNumbers(t *testing.T) {
 	in.Jobs = []InstanceJob{{ID: 1, User: "a", Gang: 1, Steps: 1, Done: -3, Throughputs: map[string]float64{"V100": 2}}}
 	if _, err := in.Snapshot(nil); err == nil || !strings.Contains(err.Error(), "done: must not be negative") {
 		t.Errorf("negative done: got %v", err)
+	}
+}
+
+// A Checker kept from check to check, on snapshots of different sizes and
+// with Locate guessing right, wrong, out of range or not at all, says what
+// Feasible says.
+func TestCheckerAgreesWithFeasible(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewPCG(3, 11))
+	full := feasibilitySnapshot(t)
+	part := *full
+	part.Jobs = full.Jobs[1:4] // jobs 2, 3, 4
+	snaps := []*Snapshot{full, &part}
+	var c Checker
+	var at *Snapshot
+	c.Locate = func(id JobID) int {
+		switch rng.IntN(4) {
+		case 0:
+			for i := range at.Jobs {
+				if at.Jobs[i].ID == id {
+					return i
+				}
+			}
+			return -1
+		case 1:
+			return rng.IntN(len(at.Jobs) + 2)
+		case 2:
+			return -1 - rng.IntN(3)
+		}
+		return len(at.Jobs) + rng.IntN(3)
+	}
+	cases := feasibleCases()
+	for range 20 {
+		for _, k := range rng.Perm(len(cases)) {
+			at = snaps[rng.IntN(len(snaps))]
+			want, got := Feasible(at, cases[k].a), c.Feasible(at, cases[k].a)
+			if (want == nil) != (got == nil) || (want != nil && want.Error() != got.Error()) {
+				t.Fatalf("%s on %d jobs: Checker says %v, Feasible %v", cases[k].name, len(at.Jobs), got, want)
+			}
+		}
 	}
 }
 

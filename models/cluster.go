@@ -169,6 +169,18 @@ func (c *Cluster) Capacity(typ string) int { c.index(); return c.capac[typ] }
 // MaxServerGPUs is the largest server of the named type (0 when none).
 func (c *Cluster) MaxServerGPUs(typ string) int { c.index(); return c.maxSrv[typ] }
 
+// TypeIndex is the index of the named type in TypeNames(), −1 when it is
+// not there. Names that differ in length or first byte are told apart
+// without comparing them whole (it runs for every job of every decision).
+func (c *Cluster) TypeIndex(name string) int {
+	for i, t := range c.TypeNames() {
+		if len(t) == len(name) && (len(t) == 0 || t[0] == name[0]) && t == name {
+			return i
+		}
+	}
+	return -1
+}
+
 // TypeNames lists the types that have at least one server, newest generation
 // first (descending Rank, then name), so iteration order never depends on a
 // map. The caller must not modify the returned slice.

@@ -55,13 +55,14 @@ func PlaceGangs(c *models.Cluster, now map[models.JobID]Holding, run []models.As
 // placer is PlaceGangs with its work space kept from call to call (the
 // engine places at every decision).
 type placer struct {
-	c     *models.Cluster
-	free  []bool
-	rest  []int
-	fresh []int
-	out   []Slot
-	from  []int
-	room  []serverRoom // pick's work space
+	c      *models.Cluster
+	free   []bool
+	rest   []int
+	fresh  []int
+	picked [][]int // placeFast's GPUs for its fresh jobs
+	out    []Slot
+	from   []int
+	room   []serverRoom // pick's work space
 	// servers lists each type's servers, made at the first pick.
 	servers map[string][]int
 
@@ -203,7 +204,7 @@ func (p *placer) pick(free []bool, of []int, gang int) []int {
 	if best >= 0 {
 		servers = servers[best : best+1]
 	} else {
-		sort.SliceStable(servers, func(a, b int) bool { return servers[a].free > servers[b].free })
+		slices.SortStableFunc(servers, func(a, b serverRoom) int { return b.free - a.free })
 	}
 	gpus := make([]int, 0, gang)
 	for _, s := range servers {

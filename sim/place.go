@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"fmt"
 	"slices"
 
 	"fairbench/models"
@@ -19,7 +20,13 @@ type placement struct {
 // place turns assignments into GPUs with PlaceGangs, from where the jobs run
 // now, and prices each placement: a job whose placement has no measured
 // figure does not run this time and is counted in Summary.Unplaced.
+// Placements that leave a running job on its GPUs as they are may be left
+// out of the list and marked instead (placeFast); apply reads both.
 func (e *engine) place(run []models.Assignment, pairs [][2]models.JobID) ([]placement, error) {
+	e.keep = 0
+	if len(pairs) == 0 && e.shared == 0 && !e.general && !namesGPUs(run) {
+		return e.placeFast(run)
+	}
 	jobs, hold := e.placer.jobs[:0], e.placer.hold[:0]
 	for _, a := range run {
 		j := e.jobOf(a.Job)
@@ -40,10 +47,7 @@ func (e *engine) place(run []models.Assignment, pairs [][2]models.JobID) ([]plac
 			kept = append(kept, p)
 			continue
 		}
-		p.place = models.Consolidated
-		if !oneServer(e.cfg.Cluster, p.gpus) {
-			p.place = models.Spread
-		}
+		p.place = placeOf(e.cfg.Cluster, p.gpus)
 		p.base = e.base(p)
 		if p.base <= 0 {
 			e.unplaced++
@@ -52,6 +56,107 @@ func (e *engine) place(run []models.Assignment, pairs [][2]models.JobID) ([]plac
 		kept = append(kept, p)
 	}
 	return kept, nil
+}
+
+// namesGPUs reports whether an assignment of run names its GPUs.
+func namesGPUs(run []models.Assignment) bool {
+	for i := range run {
+		if len(run[i].GPUs) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// placeFast is place for assignments that name no GPUs while no GPU holds
+// two jobs, where most of them usually leave a job where it runs: PlaceGangs
+// would keep every running job assigned to its own type on its GPUs (they
+// are all free for it), and pick GPUs for the others, largest gang first,
+// among the GPUs that no job holds or that a job not kept leaves. A kept job
+// with its gradient-accumulation setting unchanged is not listed: it is
+// marked (job.kept = engine.keep), so the work of a decision grows with the
+// jobs whose assignment changed, not with the jobs running. The placements
+// listed, and their order, are place's general path's without those.
+func (e *engine) placeFast(run []models.Assignment) ([]placement, error) {
+	e.marks++
+	mark := e.marks
+	p := &e.placer
+	fresh, changed := p.fresh[:0], p.rest[:0] // indices into run
+	kept := 0                                 // running jobs kept on their GPUs
+	for i := range run {
+		a := &run[i]
+		j := e.jobOf(a.Job)
+		if !j.running() || j.typ != a.Type {
+			fresh = append(fresh, i)
+			continue
+		}
+		kept++
+		j.kept = mark
+		if a.Accum != j.accum {
+			changed = append(changed, i)
+		}
+	}
+	p.fresh, p.rest = fresh, changed
+	var picked [][]int
+	if len(fresh) > 0 {
+		if p.free == nil {
+			p.free = make([]bool, len(e.occ))
+		}
+		free := p.free
+		copy(free, e.vacant)
+		if kept < len(e.running) {
+			for _, j := range e.running {
+				if j.kept != mark {
+					for _, g := range j.gpus {
+						free[g] = true
+					}
+				}
+			}
+		}
+		gang := func(i int) int { return e.jobOf(run[i].Job).spec.Gang }
+		slices.SortStableFunc(fresh, func(a, b int) int { return gang(b) - gang(a) })
+		picked = p.picked[:0]
+		for _, i := range fresh {
+			gpus := p.pick(free, p.serversOf(run[i].Type), gang(i))
+			if gpus == nil {
+				return nil, fmt.Errorf("placement: no %d free %s GPUs for job %d", gang(i), run[i].Type, run[i].Job)
+			}
+			picked = append(picked, gpus)
+		}
+		p.picked = picked
+	}
+	ps := p.kept[:0]
+	defer func() { p.kept = ps }()
+	for _, i := range changed {
+		j := e.jobOf(run[i].Job)
+		pl := placement{job: j, typ: j.typ, gpus: j.gpus, accum: run[i].Accum, place: placeOf(e.cfg.Cluster, j.gpus)}
+		if pl.base = e.base(pl); pl.base <= 0 {
+			e.unplaced++
+			j.kept = 0 // it does not run: apply takes its GPUs
+			continue
+		}
+		ps = append(ps, pl)
+	}
+	for k, i := range fresh {
+		pl := placement{job: e.jobOf(run[i].Job), typ: run[i].Type, gpus: picked[k], accum: run[i].Accum}
+		pl.place = placeOf(e.cfg.Cluster, pl.gpus)
+		if pl.base = e.base(pl); pl.base <= 0 {
+			e.unplaced++
+			continue
+		}
+		ps = append(ps, pl)
+	}
+	clear(picked)
+	e.keep = mark
+	return ps, nil
+}
+
+// placeOf is Consolidated when gpus lie on one server, else Spread.
+func placeOf(c *models.Cluster, gpus []int) models.Placement {
+	if oneServer(c, gpus) {
+		return models.Consolidated
+	}
+	return models.Spread
 }
 
 // base is p's job's throughput alone at p: AccumThroughput, from the job's
@@ -90,27 +195,39 @@ func oneServer(c *models.Cluster, gpus []int) bool {
 }
 
 // apply switches the cluster to the new placements: jobs left out are
-// preempted, jobs that move pay their restore cost, new jobs start.
+// preempted, jobs that move pay their restore cost, new jobs start. A
+// running job that place marked as kept (job.kept == engine.keep) and did
+// not list keeps running as it is.
 func (e *engine) apply(ps []placement) {
 	e.epoch++
 	ep := e.epoch
+	keep := e.keep
+	e.keep = 0
 	// A job of ps is marked with the epoch (j.inPlan) and its slot (j.slot);
 	// one that keeps its GPUs loses the mark, so that only changed ones
 	// are started below.
 	for i := range ps {
 		ps[i].job.inPlan, ps[i].job.slot = ep, i
 	}
+	left := 0 // running jobs that leave their GPUs
 	for _, j := range e.running {
-		j.wasRunning = ep
 		stays := j.inPlan == ep
+		if keep != 0 && j.kept == keep && !stays {
+			continue
+		}
+		j.wasRunning = ep
 		if stays && ps[j.slot].typ == j.typ && slices.Equal(ps[j.slot].gpus, j.gpus) {
 			p := &ps[j.slot]
 			// Unchanged GPUs: keeps running, no cost; a new accumulation
 			// setting only changes its speed (rerate settles it).
+			if j.accum != p.accum || j.base != p.base {
+				e.markDirty(j)
+			}
 			j.accum, j.base = p.accum, p.base
 			j.inPlan = 0
 			continue
 		}
+		left++
 		j.settle(e.now)
 		old := j.gpus
 		e.release(j)
@@ -122,9 +239,11 @@ func (e *engine) apply(ps []placement) {
 			e.emit(Event{Kind: Preempt, Job: j.spec.ID, GPUs: old})
 		}
 	}
-	e.running = slices.DeleteFunc(e.running, func(j *job) bool { return !j.running() })
+	if left > 0 {
+		e.running = slices.DeleteFunc(e.running, func(j *job) bool { return !j.running() })
+	}
 	kept := len(e.running)
-	var events []Event
+	events := e.events[:0] // reported only to an event log
 	for i := range ps {
 		p := &ps[i]
 		j := p.job
@@ -147,20 +266,15 @@ func (e *engine) apply(ps []placement) {
 			j.pausedTo = e.now + j.restore
 		}
 		j.typ, j.gpus, j.place, j.accum, j.base = p.typ, p.gpus, p.place, p.accum, p.base
-		for _, g := range j.gpus {
-			e.occ[g] = append(e.occ[g], j)
-			if len(e.occ[g]) > 1 {
-				for _, o := range e.occ[g][:len(e.occ[g])-1] {
-					e.countDefault(j, o)
-				}
-			}
-		}
+		e.occupy(j)
 		e.running = append(e.running, j)
-		ev := Event{Kind: kind, Job: j.spec.ID, Type: j.typ, GPUs: j.gpus}
-		if kind != Start {
-			ev.Cost = j.restore.Seconds()
+		if e.cfg.OnEvent != nil {
+			ev := Event{Kind: kind, Job: j.spec.ID, Type: j.typ, GPUs: j.gpus}
+			if kind != Start {
+				ev.Cost = j.restore.Seconds()
+			}
+			events = append(events, ev)
 		}
-		events = append(events, ev)
 	}
 	// Keep running jobs in arrival order so every later scan is deterministic.
 	e.mergeStarted(kept)
@@ -169,6 +283,8 @@ func (e *engine) apply(ps []placement) {
 		ev.Rate = e.jobOf(ev.Job).rate
 		e.emit(ev)
 	}
+	clear(events)
+	e.events = events[:0]
 }
 
 // countDefault counts a new pair of GPU partners for which the matrix has no

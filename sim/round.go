@@ -133,7 +133,7 @@ type roundWork struct {
 	queue   []planEntry
 	free    []int
 	blocked []int
-	placed  map[models.JobID]bool
+	placed  jobMarks
 	picks   []Pick
 	run     []models.Assignment
 	pairs   [][2]models.JobID
@@ -181,37 +181,29 @@ func planRound(in RoundInput, w *roundWork) Plan {
 			continue
 		}
 		// Ties in the units' order, as a stable sort leaves them (the list
-		// is in unit order): the same order, by a faster sort.
-		slices.SortFunc(list, func(a, b planEntry) int {
-			if c := byPlanKey(a, b); c != 0 {
-				return c
-			}
-			return a.unit - b.unit
-		})
+		// is in unit order): the same order, by a faster sort (plansort.go).
+		sortPlan(list)
 	}
 	w.queue = queue
 	free := append(w.free[:0], in.Free...)
 	w.free = free
 	plan := Plan{Blocked: resize(&w.blocked, len(in.Types)), Picks: w.picks[:0]}
-	if w.placed == nil {
-		w.placed = map[models.JobID]bool{}
-	}
-	placed := w.placed
-	clear(placed)
+	placed := &w.placed
+	placed.reset(in.Units)
 	for _, e := range queue {
 		u := &in.Units[e.unit]
 		switch {
 		case free[e.typ] == 0,
-			placed[u.Jobs[0]] || (!u.Single() && placed[u.Jobs[1]]),
+			placed.has(u.Jobs[0]) || (!u.Single() && placed.has(u.Jobs[1])),
 			!u.Runnable[e.typ],
 			in.SkipZero && e.prio <= 0,
 			u.Gang > free[e.typ]:
 			continue
 		}
 		free[e.typ] -= u.Gang
-		placed[u.Jobs[0]] = true
+		placed.set(u.Jobs[0])
 		if !u.Single() {
-			placed[u.Jobs[1]] = true
+			placed.set(u.Jobs[1])
 		}
 		if !u.InAllocation && in.Arrivals == solvers.ArrivalsBlock {
 			plan.Blocked[e.typ] += u.Gang
@@ -221,6 +213,68 @@ func planRound(in RoundInput, w *roundWork) Plan {
 	}
 	w.picks = plan.Picks
 	return plan
+}
+
+// jobMarks are the jobs placed in a round: a slice by ID when the units'
+// IDs are small and not negative (a run numbers its jobs from 0), a map
+// otherwise; a lookup in the map was a fifth of the walk.
+type jobMarks struct {
+	byID   []bool
+	marked []models.JobID // the IDs marked in byID, to clear
+	big    map[models.JobID]bool
+	// small: this round's IDs index byID.
+	small bool
+}
+
+// maxMarks is the largest ID marked in the slice (its size bounds the
+// memory kept).
+const maxMarks = 1 << 20
+
+// reset unmarks every job and sizes the marks for units' IDs.
+func (m *jobMarks) reset(units []Unit) {
+	for _, id := range m.marked {
+		m.byID[id] = false
+	}
+	m.marked = m.marked[:0]
+	clear(m.big)
+	hi := models.JobID(-1)
+	m.small = true
+	for i := range units {
+		for k, id := range units[i].Jobs {
+			if k == 1 && units[i].Single() {
+				break
+			}
+			if id < 0 || id >= maxMarks {
+				m.small = false
+			}
+			hi = max(hi, id)
+		}
+	}
+	if !m.small {
+		if m.big == nil {
+			m.big = map[models.JobID]bool{}
+		}
+		return
+	}
+	if int(hi) >= len(m.byID) {
+		m.byID = make([]bool, int(hi)+1+len(m.byID))
+	}
+}
+
+func (m *jobMarks) has(id models.JobID) bool {
+	if m.small {
+		return m.byID[id]
+	}
+	return m.big[id]
+}
+
+func (m *jobMarks) set(id models.JobID) {
+	if m.small {
+		m.byID[id] = true
+		m.marked = append(m.marked, id)
+		return
+	}
+	m.big[id] = true
 }
 
 // resize makes *s n long, zeroed, reusing its memory, and returns it.

@@ -241,3 +241,54 @@ func TestPlanRoundInvariants(t *testing.T) {
 		}
 	}
 }
+
+// The jobs placed in a round are marked in a slice by ID when the IDs are
+// small and in a map otherwise: on random rounds with pairs (whose jobs
+// are also units alone), one work space reused throughout, the plan is the
+// same with the IDs 0..n−1 as with the same jobs renamed to IDs far above
+// the slice's limit (the map), and to other small IDs in another order.
+func TestPlanRoundMarksAnyIDs(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 5))
+	var w roundWork
+	for trial := 0; trial < 2000; trial++ {
+		in := RoundInput{Types: []string{"V100", "P100"}, Free: []int{r.IntN(9), r.IntN(9)}, WorkerTime: []float64{360, 720}}
+		n := 1 + r.IntN(10)
+		for i := 0; i < n; i++ {
+			u := unit(models.JobID(i), []int{1, 2, 4}[r.IntN(3)], []float64{r.Float64(), r.Float64()}, []float64{180, 180 + float64(r.IntN(900))})
+			u.InAllocation = true
+			in.Units = append(in.Units, u)
+		}
+		for k := 0; k < r.IntN(3) && n > 1; k++ { // pairs of jobs already present
+			a, b := r.IntN(n), r.IntN(n)
+			if a == b {
+				continue
+			}
+			u := unit(models.JobID(a), in.Units[a].Gang, []float64{r.Float64(), r.Float64()}, []float64{180, 180})
+			u.Jobs[1] = models.JobID(b)
+			u.InAllocation = true
+			in.Units = append(in.Units, u)
+		}
+		want := slices.Clone(planRound(in, &w).Picks)
+		for _, rename := range []func(models.JobID) models.JobID{
+			func(id models.JobID) models.JobID { return id*7919 + 3*maxMarks },
+			func(id models.JobID) models.JobID { return 1000 - id },
+		} {
+			renamed := in
+			renamed.Units = slices.Clone(in.Units)
+			for i := range renamed.Units {
+				u := &renamed.Units[i]
+				single := u.Single()
+				u.Jobs[0] = rename(u.Jobs[0])
+				if !single {
+					u.Jobs[1] = rename(u.Jobs[1])
+				}
+			}
+			if got := planRound(renamed, &w).Picks; !slices.Equal(got, want) {
+				t.Fatalf("trial %d: picks %v with renamed IDs, %v with IDs from 0", trial, got, want)
+			}
+			if got := planRound(in, &w).Picks; !slices.Equal(got, want) {
+				t.Fatalf("trial %d: picks %v after a round with renamed IDs, %v before", trial, got, want)
+			}
+		}
+	}
+}

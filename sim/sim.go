@@ -25,6 +25,7 @@ type engine struct {
 	jobs   []*job // in arrival order (then ID)
 	byID   map[models.JobID]*job
 	dense  []*job // dense[id] when every ID is small (see jobOf), else nil
+	posOf  []int  // with dense: posOf[id] is the active job's pos, −1 for others (see locate)
 	next   int    // index of the next job to arrive
 	active []*job // arrived and unfinished, in arrival order
 	// views[i] is active[i] as policies see it. It is kept up to date
@@ -35,13 +36,27 @@ type engine struct {
 	off     int      // job.pos − off is the job's index in active and views
 	running []*job   // holding GPUs, in arrival order
 	merged  []*job   // work space of mergeStarted
+	events  []Event  // work space of apply
 	occ     [][]*job // occ[g]: the jobs on GPU g (at most two)
-	users   []string
-	userIdx map[string]int
-	weights []float64
-	demand  []float64 // Σ gang of each user's active jobs
-	holding []float64 // Σ gang of each user's running jobs
-	entitle []float64 // water-filled entitlement in GPUs
+	// Kept up to date as jobs take and leave GPUs (occupy, release):
+	// vacant[g] is len(occ[g]) == 0, shared counts the GPUs that hold two
+	// jobs, and dirty lists the jobs whose speed may have changed since the
+	// last rerate (a partner came or went, or their figure changed).
+	vacant []bool
+	shared int
+	dirty  []*job
+	// keep is the mark (job.kept) of the running jobs that the last place
+	// left on their GPUs as they are, 0 when it marked none (see placeFast);
+	// marks counts the marks handed out. general makes place take its
+	// general path always (tests compare the two).
+	keep, marks int
+	general     bool
+	users       []string
+	userIdx     map[string]int
+	weights     []float64
+	demand      []float64 // Σ gang of each user's active jobs
+	holding     []float64 // Σ gang of each user's running jobs
+	entitle     []float64 // water-filled entitlement in GPUs
 
 	now        time.Duration
 	round      int
@@ -59,7 +74,8 @@ type engine struct {
 	rounds   rounds
 	placer   placer
 	rates    *models.Rates // every job's figures, for the snapshots
-	epoch    int           // apply calls so far; see job.inPlan
+	check    models.Checker
+	epoch    int // apply calls so far; see job.inPlan
 	// pending counts the unfinished jobs of a Measure window that stops
 	// the run when they are done (Window.StopWhenDone); −1 without one.
 	pending int
@@ -126,6 +142,10 @@ func newEngine(cfg Config, p solvers.Policy) *engine {
 	}
 	if dense {
 		e.dense = make([]*job, 2*len(e.jobs)+1)
+		e.posOf = make([]int, len(e.dense))
+		for i := range e.posOf {
+			e.posOf[i] = -1
+		}
 		for _, j := range e.jobs {
 			e.dense[j.spec.ID] = j
 		}
@@ -135,7 +155,12 @@ func newEngine(cfg Config, p solvers.Policy) *engine {
 		j.user = e.userIdx[j.spec.User]
 		e.rates.Add(&j.spec)
 	}
+	e.check.Locate = e.locate
 	e.occ = make([][]*job, cfg.Cluster.TotalGPUs())
+	e.vacant = make([]bool, len(e.occ))
+	for g := range e.vacant {
+		e.vacant[g] = true
+	}
 	e.placer = placer{c: cfg.Cluster}
 	e.rec = newRecorder(e.users, cfg.Cluster.TotalGPUs(), cfg.Round, cfg.MaxSeriesPoints)
 	e.pending = -1
@@ -159,6 +184,29 @@ func (e *engine) jobOf(id models.JobID) *job {
 		return e.dense[id]
 	}
 	return e.byID[id]
+}
+
+// locate is the index in active (and the snapshot's Jobs) of the active job
+// with the given ID, −1 when there is none.
+func (e *engine) locate(id models.JobID) int {
+	if e.posOf != nil {
+		if id < 0 || id >= models.JobID(len(e.posOf)) || e.posOf[id] < 0 {
+			return -1
+		}
+		return e.posOf[id] - e.off
+	}
+	if j := e.jobOf(id); j != nil && j.arrived && !j.finished {
+		return j.pos - e.off
+	}
+	return -1
+}
+
+// setPos sets j's pos (−1: not active).
+func (e *engine) setPos(j *job, pos int) {
+	j.pos = pos
+	if e.posOf != nil {
+		e.posOf[j.spec.ID] = pos
+	}
 }
 
 // loop advances from event to event: arrivals, completions and round starts.
@@ -252,6 +300,9 @@ func (e *engine) advance(t time.Duration) {
 // countPairs adds dt to the together-time of every pair of jobs that share
 // exactly the same GPUs.
 func (e *engine) countPairs(dt time.Duration) {
+	if e.shared == 0 {
+		return // no GPU holds two jobs
+	}
 	for _, j := range e.running {
 		occ := e.occ[j.gpus[0]]
 		if len(occ) != 2 {
@@ -284,6 +335,9 @@ func (e *engine) complete() bool {
 		j.settle(e.now)
 		j.done = j.spec.Steps
 		j.finished, j.finish, j.areaFinish = true, e.now, e.area
+		if e.posOf != nil {
+			e.posOf[j.spec.ID] = -1
+		}
 		if e.pending > 0 && e.cfg.Measure.Contains(j.spec.ID) {
 			e.pending--
 		}
@@ -325,7 +379,7 @@ func (e *engine) dropFinished(first, last int) {
 	move := func(k, i int) {
 		if k != i {
 			j := e.active[i]
-			j.pos = e.off + k
+			e.setPos(j, e.off+k)
 			e.active[k], e.views[k] = j, e.views[i]
 		}
 	}
@@ -366,7 +420,7 @@ func (e *engine) arrive() bool {
 			j.clock[g] = e.rounds.credit
 		}
 		j.deficit = make([]float64, len(e.rounds.types))
-		j.pos = e.off + len(e.active)
+		e.setPos(j, e.off+len(e.active))
 		v := j.view()
 		e.rates.Attach(&v)
 		e.active = append(e.active, j)
@@ -386,7 +440,9 @@ func (e *engine) arrive() bool {
 // release frees j's GPUs.
 func (e *engine) release(j *job) {
 	for _, g := range j.gpus {
+		e.count(g, -1)
 		e.occ[g] = slices.DeleteFunc(e.occ[g], func(o *job) bool { return o == j })
+		e.count(g, 1)
 	}
 	if j.finished {
 		e.demand[j.user] -= float64(j.spec.Gang)
@@ -394,19 +450,56 @@ func (e *engine) release(j *job) {
 	j.gpus, j.typ, j.rate, j.base, j.accum = nil, "", 0, 0, 0
 }
 
-// rerate recomputes every running job's speed from its GPU partners and the
-// users' GPU holdings (a shared GPU counts half for each of its two jobs).
-// A job whose speed changes is settled at the old speed first; the jobs
-// placed by the apply of epoch placed (0: none), whose start events report
-// their speed, get no rate event.
-func (e *engine) rerate(placed int) {
-	clear(e.holding)
-	for _, js := range e.occ {
-		for _, j := range js {
-			e.holding[j.user] += 1 / float64(len(js))
+// occupy puts j, whose placement is set, on its GPUs.
+func (e *engine) occupy(j *job) {
+	for _, g := range j.gpus {
+		for _, o := range e.occ[g] {
+			e.countDefault(j, o)
 		}
+		e.count(g, -1)
+		e.occ[g] = append(e.occ[g], j)
+		e.count(g, 1)
 	}
-	for _, j := range e.running {
+}
+
+// count adds (sign 1) or takes back (sign −1) what the jobs on GPU g count
+// towards the users' holdings (a shared GPU half for each of its two jobs)
+// and the GPUs shared, marks them dirty, and sets vacant[g]. The holdings
+// are sums of ones and halves: exact in any order, so the same sums as
+// adding up every GPU's share afresh.
+func (e *engine) count(g int, sign float64) {
+	occ := e.occ[g]
+	for _, o := range occ {
+		e.holding[o.user] += sign / float64(len(occ))
+		e.markDirty(o)
+	}
+	if len(occ) == 2 {
+		e.shared += int(sign)
+	}
+	e.vacant[g] = len(occ) == 0
+}
+
+// markDirty puts j on the jobs rerate looks at.
+func (e *engine) markDirty(j *job) {
+	if !j.dirty {
+		j.dirty = true
+		e.dirty = append(e.dirty, j)
+	}
+}
+
+// rerate recomputes the speed of the running jobs marked dirty from their
+// GPU partners (every other job's partners and figure are as they were, and
+// so is its speed). A job whose speed changes is settled at the old speed
+// first; the jobs placed by the apply of epoch placed (0: none), whose start
+// events report their speed, get no rate event. It takes the jobs in
+// arrival order, as the running list has them.
+func (e *engine) rerate(placed int) {
+	slices.SortFunc(e.dirty, func(a, b *job) int { return a.seq - b.seq })
+	for _, j := range e.dirty {
+		j.dirty = false
+		if !j.running() {
+			continue
+		}
 		r := e.speed(j)
 		if r == j.rate {
 			continue
@@ -418,6 +511,8 @@ func (e *engine) rerate(placed int) {
 			e.emit(Event{Kind: Rate, Job: j.spec.ID, Rate: r})
 		}
 	}
+	clear(e.dirty)
+	e.dirty = e.dirty[:0]
 }
 
 // speed is j's steps per second now: its throughput alone at its placement,
@@ -500,7 +595,7 @@ func (e *engine) decide(why models.Trigger) error {
 	if err != nil {
 		return fmt.Errorf("round %d (t=%gs): %w", e.round, seconds(e.now), err)
 	}
-	if err := models.Feasible(snap, alloc); err != nil {
+	if err := e.check.Feasible(snap, alloc); err != nil {
 		return fmt.Errorf("round %d (t=%gs): infeasible allocation: %w", e.round, seconds(e.now), err)
 	}
 	return e.adopt(alloc)

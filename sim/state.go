@@ -21,8 +21,12 @@ type job struct {
 	// placements changed this job (at slot), and wasRunning, the apply that
 	// found it running.
 	inPlan, slot, wasRunning int
-	jt                       models.JobType
-	restore                  time.Duration // checkpoint-restore cost
+	// kept is the mark (engine.keep) of the placement that left the job on
+	// its GPUs as they are; dirty marks a job on engine.dirty.
+	kept    int
+	dirty   bool
+	jt      models.JobType
+	restore time.Duration // checkpoint-restore cost
 
 	done     float64
 	settled  time.Duration // time up to which done and the counters are exact
@@ -80,7 +84,11 @@ func (j *job) settle(now time.Duration) {
 			from = p
 		}
 		if run := now - from; run > 0 {
-			j.done = math.Min(j.spec.Steps, j.done+j.rate*run.Seconds())
+			// min(Steps, done + rate·run): both positive and finite, so
+			// math.Min's care for NaNs and signed zeros is not needed.
+			if j.done += j.rate * run.Seconds(); j.done > j.spec.Steps {
+				j.done = j.spec.Steps
+			}
 			j.executed += run
 			j.attained = addSat(j.attained, mulSat(run, j.spec.Gang))
 			j.receive(run)

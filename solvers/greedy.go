@@ -49,34 +49,46 @@ func StayOrFastest(s *models.Snapshot, j *models.JobState, free map[string]int) 
 
 // Packer fills the cluster gang by gang: each placed job takes Gang GPUs of
 // the type its Chooser names, counted against the type's capacity. It only
-// counts GPUs per type; the simulator picks the servers.
+// counts GPUs per type; the simulator picks the servers. The zero Packer is
+// ready for Reset.
 type Packer struct {
 	s     *models.Snapshot
 	types []string       // s.Cluster.TypeNames()
 	left  []int          // free GPUs per type, indexed like types
-	free  map[string]int // the same by name, for the choosers
+	free  map[string]int // the same by name, for the choosers; made by the first Place
 	stale []bool         // per type: free does not show left yet
 	most  int            // max over types of left
 	run   []models.Assignment
 }
 
 // NewPacker starts with every GPU of s's cluster free.
-func NewPacker(s *models.Snapshot) *Packer { return NewPackerIn(s, nil) }
+func NewPacker(s *models.Snapshot) *Packer {
+	p := new(Packer)
+	p.Reset(s)
+	return p
+}
 
-// NewPackerIn is NewPacker placing into run's storage: a policy that hands
-// it the assignments of its previous decision packs without allocating them
-// again, and then owns the Run it returns only until its next Allocate
-// (solvers.Policy allows that).
-func NewPackerIn(s *models.Snapshot, run []models.Assignment) *Packer {
-	p := &Packer{s: s, types: s.Cluster.TypeNames(), free: map[string]int{}, run: run[:0]}
-	p.left, p.stale = make([]int, len(p.types)), make([]bool, len(p.types))
+// Reset starts p again on s with every GPU free, keeping its work space: it
+// places into the storage of the Assignments it returned last, so a policy
+// that keeps its Packer packs without allocating them again, and then owns
+// the Run it returns only until its next Allocate (solvers.Policy allows
+// that).
+func (p *Packer) Reset(s *models.Snapshot) {
+	p.s, p.types, p.run, p.most = s, s.Cluster.TypeNames(), p.run[:0], 0
+	p.left = slices.Grow(p.left[:0], len(p.types))[:len(p.types)]
 	for i, g := range p.types {
 		p.left[i] = s.Cluster.Capacity(g)
-		p.free[g] = p.left[i]
 		p.most = max(p.most, p.left[i])
 	}
-	if cap(run) > 0 {
-		return p
+	if p.free != nil {
+		clear(p.free)
+		p.stale = slices.Grow(p.stale[:0], len(p.types))[:len(p.types)]
+		for i := range p.stale {
+			p.stale[i] = true
+		}
+	}
+	if cap(p.run) > 0 {
+		return
 	}
 	// Room for the running jobs and one job per free GPU: what a
 	// non-preemptive decision places at most, and usually about what a
@@ -88,7 +100,6 @@ func NewPackerIn(s *models.Snapshot, run []models.Assignment) *Packer {
 		}
 	}
 	p.run = make([]models.Assignment, 0, min(len(s.Jobs), n+max(0, s.Cluster.TotalGPUs()-held)))
-	return p
 }
 
 // Place asks choose for a type with room for j's gang and, when there is one,
@@ -96,6 +107,13 @@ func NewPackerIn(s *models.Snapshot, run []models.Assignment) *Packer {
 func (p *Packer) Place(j *models.JobState, choose Chooser) bool {
 	if j.Gang > p.most {
 		return false // no type has room: spare the chooser
+	}
+	if p.free == nil {
+		p.free = make(map[string]int, len(p.types))
+		p.stale = make([]bool, len(p.types))
+		for i := range p.stale {
+			p.stale[i] = true
+		}
 	}
 	for i, stale := range p.stale {
 		if stale {
@@ -120,7 +138,7 @@ func (p *Packer) Stay(j *models.JobState) bool {
 		return false
 	}
 	if j.Running() && j.LastType != "" {
-		if i := slices.Index(p.types, j.LastType); i >= 0 && p.left[i] >= j.Gang && p.rate(j, i) > 0 {
+		if i := p.s.Cluster.TypeIndex(j.LastType); i >= 0 && p.left[i] >= j.Gang && p.rate(j, i) > 0 {
 			p.take(j, i)
 			return true
 		}
@@ -159,7 +177,9 @@ func (p *Packer) rate(j *models.JobState, i int) float64 {
 // take assigns j to types[i], which has room for its gang.
 func (p *Packer) take(j *models.JobState, i int) {
 	p.left[i] -= j.Gang
-	p.stale[i] = true
+	if p.stale != nil {
+		p.stale[i] = true
+	}
 	if p.left[i]+j.Gang == p.most {
 		p.most = slices.Max(p.left)
 	}
@@ -176,6 +196,14 @@ func (p *Packer) Free(g string) int {
 
 // Assignments are the placed jobs, in the order they were placed.
 func (p *Packer) Assignments() []models.Assignment { return p.run }
+
+// Finish is Assignments for a policy that keeps its Packer: it also drops
+// the Packer's reference to the snapshot, which a policy must not keep
+// beyond its Allocate.
+func (p *Packer) Finish() []models.Assignment {
+	p.s = nil
+	return p.run
+}
 
 // runnable reports whether any type of s's cluster can run j at all. A job
 // that no type can run never blocks others in a strict Pack.

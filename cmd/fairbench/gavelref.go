@@ -27,7 +27,9 @@ docs/algorithms/gavel.md), runs the fairbench counterpart of each Gavel policy o
 each trace in Gavel's setting (36 V100 + 36 P100 + 36 K80, 360 s rounds, no
 restore cost, Gavel's throughput file), and prints a Markdown table: the mean
 JCT over jobs 0-999 less those Gavel dropped, beside Gavel's, their ratio, the
-window's end, the allocations each computed, and CPU time. Runs go one at a time.
+window's end, the allocations each computed, and CPU time (Gavel's: its whole
+process; fairbench's: building the scenario, which reads and checks the trace
+and the throughput file, and the run). Runs go one at a time.
 Like Gavel's, each run stops when the window's jobs are done (the scenario key
 measure.stop: window_done), so that LP solves and CPU time are for the same
 work; --all-jobs simulates every job of the trace instead (the JCTs are the

@@ -67,7 +67,11 @@ func ReadGavelThroughputsFor(r io.Reader, name string, types []models.GPUType) (
 	if err != nil {
 		return nil, fmt.Errorf("models: gavel throughputs %s: read: %w", name, err)
 	}
-	p := gavelParser{name: name, source: "Gavel-format throughput file " + name, m: models.NewMatrix(), types: types}
+	source := "Gavel-format throughput file " + name
+	if m := models.NewMatrix(); gavelFast(data, source, types, m) {
+		return m, nil
+	}
+	p := gavelParser{name: name, source: source, m: models.NewMatrix(), types: types}
 	if err := p.parse(data); err != nil {
 		return nil, err
 	}

@@ -135,6 +135,12 @@ func compare(ref *Reference, g *RefRun, pair Pair, o Options) (Row, error) {
 	if !g.OK() {
 		row.Note = "Gavel: " + g.Status
 	}
+	// The CPU time counted is what a process of its own would spend on the
+	// run, as Gavel's time is its process's: building the scenario (reading
+	// and checking the trace and the throughput file), the simulation and
+	// its result; not reading Gavel's results, nor the process's start.
+	start := time.Now()
+	cpu0 := cpuSeconds()
 	b, err := spec(ref, g.Trace, pair.Fairbench, o)
 	if err != nil {
 		return row, err
@@ -143,8 +149,6 @@ func compare(ref *Reference, g *RefRun, pair Pair, o Options) (Row, error) {
 	if err != nil {
 		return row, err
 	}
-	start := time.Now()
-	cpu0 := cpuSeconds()
 	out, err := runs.Execute(grid.Runs[0], runs.Options{Registry: o.Registry, Clock: func() time.Duration { return time.Since(start) }})
 	if err != nil {
 		return row, err

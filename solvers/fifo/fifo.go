@@ -35,7 +35,7 @@ type Options struct {
 // FIFO is the policy. It keeps no state between decisions.
 type FIFO struct {
 	opts Options
-	run  []models.Assignment // the last Run returned, packed into again
+	pack solvers.Packer // packs into the last Run returned
 }
 
 var (
@@ -68,7 +68,8 @@ func (*FIFO) Triggers() models.Trigger {
 // backfill the first waiting job that cannot start ends the walk; a job that
 // no type of the cluster can run never blocks.
 func (f *FIFO) Allocate(s *models.Snapshot) (models.Allocation, error) {
-	p := solvers.NewPackerIn(s, f.run)
+	p := &f.pack
+	p.Reset(s)
 	for i := range s.Jobs {
 		if j := &s.Jobs[i]; j.Running() {
 			p.Stay(j)
@@ -82,6 +83,5 @@ func (f *FIFO) Allocate(s *models.Snapshot) (models.Allocation, error) {
 		}
 	}
 	p.PlaceSeqBy(waiting, p.Fastest, !f.opts.Backfill)
-	f.run = p.Assignments()
-	return models.Allocation{Run: f.run}, nil
+	return models.Allocation{Run: p.Finish()}, nil
 }

@@ -1,7 +1,6 @@
 package fifo
 
 import (
-	"slices"
 	"sort"
 
 	"fairbench/models"
@@ -60,24 +59,37 @@ func (*Gavel) Name() string { return GavelName }
 
 // Allocate places the active jobs in arrival order as described on Gavel.
 func (*Gavel) Allocate(s *models.Snapshot) (models.Allocation, error) {
-	// A copy: the cluster's list is shared (newest first) and must stay so.
-	types := slices.Clone(s.Cluster.TypeNames())
-	sort.Strings(types) // Gavel's ties: the name that sorts first
-	free := map[string]int{}
-	for _, g := range types {
-		free[g] = s.Cluster.Capacity(g)
+	// The types by name (Gavel's ties: the name that sorts first), each
+	// with its position in the cluster's list, which indexes a job's row
+	// of figures (Snapshot.RowOf).
+	names := s.Cluster.TypeNames()
+	order := make([]int, len(names))
+	for i := range order {
+		order[i] = i
+	}
+	sort.Slice(order, func(a, b int) bool { return names[order[a]] < names[order[b]] })
+	free := make([]int, len(names)) // by position in the cluster's list
+	for i, g := range names {
+		free[i] = s.Cluster.Capacity(g)
 	}
 	var run []models.Assignment
 	for i := range s.Jobs {
 		j := &s.Jobs[i]
-		best, fits := "", false
+		row := s.RowOf(j)
+		best, fits := -1, false
 		bt := -1.0
-		for _, g := range types {
+		for _, g := range order {
 			if free[g] < j.Gang {
 				continue
 			}
 			fits = true
-			if t := s.Throughput(&j.Job, g); t > bt {
+			t := 0.0
+			if row != nil {
+				t = row[g]
+			} else {
+				t = s.Throughput(&j.Job, names[g])
+			}
+			if t > bt {
 				best, bt = g, t
 			}
 		}
@@ -88,7 +100,7 @@ func (*Gavel) Allocate(s *models.Snapshot) (models.Allocation, error) {
 			continue
 		}
 		free[best] -= j.Gang
-		run = append(run, models.Assignment{Job: j.ID, Type: best})
+		run = append(run, models.Assignment{Job: j.ID, Type: names[best]})
 	}
 	return models.Allocation{Run: run}, nil
 }

@@ -12,7 +12,10 @@ import (
 // over the jobs of s, the snapshot it has just decided on: each user's jobs
 // in snapshot order, its demand, runnable and homed GPUs, and what it knows
 // of each job's throughputs (with measured profiling, exactly the types with
-// Received > 0).
+// Received > 0; lastKnown only where it is known on its last type), its
+// rows of speeds and terms, and each user's speeds and speedups: those not due to be
+// measured again (changedS, changedR) are the means over its jobs now, in
+// job order, bit for bit.
 func (p *GandivaFair) CheckBookkeeping(s *models.Snapshot) error {
 	st := p.st
 	nU, nT := len(st.users), len(st.types)
@@ -41,6 +44,9 @@ func (p *GandivaFair) CheckBookkeeping(s *models.Snapshot) error {
 		if j.typ >= 0 {
 			homed[j.user][j.typ] += g
 		}
+		if j.lastKnown && (j.lastTyp < 0 || !j.known[j.lastTyp]) {
+			return fmt.Errorf("job %d: lastKnown, but not known on its last type %d", sj.ID, j.lastTyp)
+		}
 	}
 	if len(st.jobs) != len(s.Jobs) {
 		return fmt.Errorf("the state holds %d jobs, the snapshot %d", len(st.jobs), len(s.Jobs))
@@ -54,6 +60,64 @@ func (p *GandivaFair) CheckBookkeeping(s *models.Snapshot) error {
 		}
 		if !slices.Equal(runnable[u], st.runnable[u]) || !slices.Equal(homed[u], st.homed[u]) {
 			return fmt.Errorf("user %d: runnable %v homed %v, want %v and %v", u, st.runnable[u], st.homed[u], runnable[u], homed[u])
+		}
+		if err := checkRows(st, u); err != nil {
+			return err
+		}
+		if err := checkMeans(st, u); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// checkRows compares user u's rows with its jobs' speeds and terms, and
+// each job's upos with its place in the user's list.
+func checkRows(st *state, u int) error {
+	nT, nP := len(st.types), len(st.pairs)
+	var want rows
+	for p, j := range st.byUser[u] {
+		if int(j.upos) != p {
+			return fmt.Errorf("user %d: job %d at %d has upos %d", u, j.id, p, j.upos)
+		}
+		want.add(j, nT, nP)
+	}
+	r := st.rows[u]
+	if !slices.Equal(r.sp, want.sp) || !slices.Equal(r.tm, want.tm) || !slices.Equal(r.g, want.g) {
+		return fmt.Errorf("user %d: rows %v %v %v, want %v %v %v", u, r.sp, r.tm, r.g, want.sp, want.tm, want.g)
+	}
+	return nil
+}
+
+// checkMeans recomputes user u's speeds and speedups from its jobs' known
+// throughputs (not from their kept terms) where they are not due to be
+// measured again.
+func checkMeans(st *state, u int) error {
+	nT, nP := len(st.types), len(st.pairs)
+	sNum, sDen, rNum, rDen := make([]float64, nT), make([]float64, nT), make([]float64, nP), make([]float64, nP)
+	for _, j := range st.byUser[u] {
+		g := float64(j.gang)
+		for k := range nT {
+			if j.known[k] && j.tput[k] > 0 {
+				sNum[k] += j.tput[k] / g
+				sDen[k]++
+			}
+		}
+		for pi, pr := range st.pairs {
+			if j.known[pr.fast] && j.known[pr.slow] && j.tput[pr.fast] > 0 && j.tput[pr.slow] > 0 {
+				rNum[pi] += g * j.tput[pr.fast] / j.tput[pr.slow]
+				rDen[pi] += g
+			}
+		}
+	}
+	for k := range nT {
+		if !st.changedS[u] && sDen[k] > 0 && st.lastS[u][k] != sNum[k]/sDen[k] {
+			return fmt.Errorf("user %d: speed on %s %v, want %v", u, st.types[k], st.lastS[u][k], sNum[k]/sDen[k])
+		}
+	}
+	for pi := range nP {
+		if !st.changedR[u] && rDen[pi] > 0 && st.lastR[u][pi] != rNum[pi]/rDen[pi] {
+			return fmt.Errorf("user %d: speedup of pair %d %v, want %v", u, pi, st.lastR[u][pi], rNum[pi]/rDen[pi])
 		}
 	}
 	return nil

@@ -299,7 +299,7 @@ func (p *GandivaFair) Allocate(s *models.Snapshot) (models.Allocation, error) {
 	if err := st.sync(s, p.oracle); err != nil {
 		return models.Allocation{}, err
 	}
-	d := st.shares(s, p.trading)
+	d := st.shares(p.trading)
 	st.home(d, quantum)
 	if quantum {
 		st.balance(p.threshold, p.maxMig)

@@ -1,6 +1,10 @@
 package gandivafair
 
-import "fairbench/models"
+import (
+	"slices"
+
+	"fairbench/models"
+)
 
 // Home reports where the last decision homed job id: its GPU type and, for
 // a small job, its home server (a cluster server index; -1 for a large job).
@@ -50,5 +54,5 @@ func (p *GandivaFair) Shares(user string) (before, after map[string]float64, tra
 	for k, g := range p.st.types {
 		before[g], after[g] = p.st.lastD.before[u][k], p.st.lastD.share[u][k]
 	}
-	return before, after, p.st.lastD.trades
+	return before, after, slices.Clone(p.st.lastD.trades)
 }

@@ -1,8 +1,9 @@
 package gandivafair
 
 import (
+	"cmp"
 	"math"
-	"sort"
+	"slices"
 )
 
 // Market is one round of Gandiva_fair's automated trading
@@ -73,15 +74,23 @@ const speedupTolerance = 1e-9
 // trade), so each pair ends after fewer trades than it has holders. Run
 // returns the trades in the order made.
 func (m *Market) Run() []Trade {
-	var out []Trade
-	type holder struct {
-		u int
-		r float64
-	}
-	hs := make([]holder, 0, len(m.Users))
+	var hs []holder
+	return m.run(nil, &hs)
+}
+
+// holder is a user taking part in a pair's trading, with its speedup r.
+type holder struct {
+	u int
+	r float64
+}
+
+// run is Run appending the trades to out, with *work as work space.
+func (m *Market) run(out []Trade, work *[]holder) []Trade {
+	base := slices.Grow((*work)[:0], len(m.Users))
+	*work = base
 	for f := range m.Types {
 		for sl := f + 1; sl < len(m.Types); sl++ {
-			hs = hs[:0]
+			hs := base[:0]
 			for u := range m.Users {
 				if m.Share[u][sl] <= eps || m.Share[u][f] <= eps {
 					continue
@@ -90,7 +99,7 @@ func (m *Market) Run() []Trade {
 					hs = append(hs, holder{u, r})
 				}
 			}
-			sort.SliceStable(hs, func(a, b int) bool { return hs[a].r > hs[b].r })
+			slices.SortStableFunc(hs, func(a, b holder) int { return cmp.Compare(b.r, a.r) })
 			for len(hs) >= 2 {
 				b, s := hs[0], hs[len(hs)-1]
 				if b.r <= s.r*(1+speedupTolerance) {

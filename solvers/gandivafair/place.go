@@ -13,7 +13,7 @@ const minPerGPU = 1e-6
 // home gives new jobs a type and a server, moves jobs between types at a
 // quantum start, and sets every job's tickets (package comment, steps 3–4).
 func (st *state) home(d *decision, quantum bool) {
-	nU, nT := len(st.users), len(st.types)
+	nT := len(st.types)
 	d.homed = st.homed // kept up to date below as jobs are homed and move
 	st.cmin = st.cmin[:0]
 	for k := range nT {
@@ -27,10 +27,7 @@ func (st *state) home(d *decision, quantum bool) {
 		st.srv[i].empty = len(st.srv[i].members) == 0
 	}
 	var unplaced []*job
-	for _, j := range st.active {
-		if j.typ >= 0 {
-			continue
-		}
+	for _, j := range st.homeless {
 		k := st.chooseType(j, d)
 		if k < 0 {
 			continue // no type of this cluster can run it
@@ -42,9 +39,9 @@ func (st *state) home(d *decision, quantum bool) {
 	if quantum {
 		unplaced = st.moveTypes(d, unplaced)
 	}
-	d.perGPU = matrix(nU, nT)
 	for u := range d.perGPU {
 		for k := range d.perGPU[u] {
+			d.perGPU[u][k] = 0
 			if d.homed[u][k] > 0 {
 				d.perGPU[u][k] = math.Min(1, d.share[u][k]/d.homed[u][k])
 			}
@@ -59,7 +56,7 @@ func (st *state) home(d *decision, quantum bool) {
 	st.sumTickets()
 	// Place in snapshot order (arrival order): small jobs on the least
 	// loaded server that holds their gang, large jobs centrally.
-	slices.SortStableFunc(unplaced, func(a, b *job) int { return a.pos - b.pos })
+	slices.SortStableFunc(unplaced, func(a, b *job) int { return int(a.pos - b.pos) })
 	for _, j := range unplaced {
 		k := j.typ
 		if j.gang > st.cluster.MaxServerGPUs(st.types[k]) {
@@ -193,7 +190,9 @@ func (st *state) leave(j *job) {
 
 // sumTickets recomputes every server's tickets and load from its members.
 // A server's pseudo-job whose tickets change has its pass over the central
-// minimum scaled by old/new tickets, as a job's is (retick).
+// minimum scaled by old/new tickets, as a job's is (retick). That leaves the
+// central minimum where it was (see retick), so it is st.mins' as the
+// reticks before found it.
 func (st *state) sumTickets() {
 	for i := range st.srv {
 		sv := &st.srv[i]
@@ -204,7 +203,7 @@ func (st *state) sumTickets() {
 		}
 		sv.load = sv.tickets / float64(sv.gpus)
 		if old > 0 && sv.tickets > 0 && old != sv.tickets && len(sv.members) > 0 {
-			if m, ok := st.centralMin(sv.typ); ok && sv.pass > m {
+			if m, ok := st.mins.central(st, sv.typ); ok && sv.pass > m {
 				sv.pass = m + (sv.pass-m)*old/sv.tickets
 			}
 		}
@@ -262,61 +261,30 @@ func (st *state) chooseType(j *job, d *decision) int {
 // TestSimTradingRaisesThroughput lose 12% against no trading.)
 func (st *state) moveTypes(d *decision, unplaced []*job) []*job {
 	oracle := st.p.oracle
-	from := make([]bool, len(st.types))
+	nT := len(st.types)
+	from := make([]bool, nT)
 	for u, js := range d.userJobs {
 		share, homed := d.share[u], d.homed[u]
-		var ms []mover
 		for n := range js {
 			if !st.mayMove(share, homed, from) {
 				break
 			}
 			if n == 0 {
-				ms = st.movers.of(js, len(st.types))
+				st.movers.of(js, share, homed, oracle)
 			}
-			best, bestTo := -1, 0
-			var bk moveKey
-			for i := range ms {
-				m := &ms[i]
-				a := m.typ
-				if a < 0 || !from[a] || (!oracle && !m.known[a]) {
-					continue // with profiling, a job is measured where it is before it moves
-				}
-				for _, b := range m.can {
-					if b == a || share[b] <= eps {
-						continue
-					}
-					gain, ok := moveGain(m.gang, m.running, a, b, share, homed)
-					if !ok {
-						continue
-					}
-					k := moveKey{
-						profile: !oracle && m.known[a] && !m.known[b],
-						waiting: !m.running,
-						ratio:   1,
-						gain:    gain,
-					}
-					if m.known[a] && m.known[b] {
-						k.ratio = m.j.tput[b] / m.j.tput[a]
-					}
-					if best < 0 || k.better(bk) {
-						best, bestTo, bk = i, b, k
-					}
-				}
-			}
+			best, to, bk := st.movers.pick(from)
 			if best < 0 {
 				break
 			}
-			j := ms[best].j
+			j := st.movers.ms[best].j
 			if j.srv >= 0 || j.placedLarge(st) {
 				st.leave(j)
 			}
 			if !slices.Contains(unplaced, j) {
 				unplaced = append(unplaced, j)
 			}
-			homed[j.typ] -= ms[best].gang
-			homed[bestTo] += ms[best].gang
-			j.typ, j.srv = bestTo, -1
-			ms[best].typ = bestTo
+			st.movers.move(best, to, share, homed)
+			j.typ, j.srv = to, -1
 			st.rep.typeMoves++
 			if !bk.waiting {
 				st.rep.typeMigrations++
@@ -326,40 +294,190 @@ func (st *state) moveTypes(d *decision, unplaced []*job) []*job {
 	return unplaced
 }
 
-// mover is what moveTypes reads of one job, copied side by side for the
+// pick is the move moveTypes makes next among the movers (see moveTypes):
+// the mover's index, its target type and the move's key, or −1 when none
+// passes. from is mayMove's.
+func (t *movers) pick(from []bool) (best, to int, bk moveKey) {
+	best = -1
+	for i := range t.ms {
+		m := &t.ms[i]
+		if m.typ < 0 || !from[m.typ] {
+			continue
+		}
+		if !m.aimed {
+			m.aim(t.share, t.oracle)
+		}
+		if !m.movable {
+			continue
+		}
+		for _, c := range m.targets {
+			gain, ok := t.gains.gain(m.gi, m.running, m.typ, c.b)
+			if !ok {
+				continue
+			}
+			k := moveKey{profile: c.profile, waiting: !m.running, ratio: c.ratio, gain: gain}
+			if best < 0 || k.better(bk) {
+				best, to, bk = i, c.b, k
+			}
+		}
+	}
+	return best, to, bk
+}
+
+// move moves mover i to type b: homed (the user's GPUs homed per type),
+// the gain table and the mover's targets follow.
+func (t *movers) move(i, b int, share, homed []float64) {
+	m := &t.ms[i]
+	a := m.typ
+	homed[a] -= m.gang
+	homed[b] += m.gang
+	t.gains.update(a, share, homed)
+	t.gains.update(b, share, homed)
+	m.typ, m.aimed = b, false
+}
+
+// mover is what moveTypes reads of one job, laid out side by side for the
 // user's jobs (moveTypes walks them once per move: a walk over the jobs'
 // own records, each a few scattered allocations, cost more than the rest).
 type mover struct {
 	j       *job
 	typ     int     // the job's home type, as moves change it
 	gang    float64 // its gang
+	gi      int     // its gang's index in movers.gangs
 	running bool
-	known   []bool // j.known
-	can     []int  // j.can
+	// movable: it has a home type and, with profiling, is known there (a
+	// job is measured where it is before it moves).
+	movable bool
+	targets []target // the types it may move to from typ, in j.can's order
+	aimed   bool     // movable and targets are set for typ (aim, when pick first needs them)
 }
 
-// movers is moveTypes' work space: one user's movers and the copies of
-// their known and can slices.
+// target is a type b a mover may move to from its home type a, with what
+// ranks the move besides its gain (see moveTypes): whether it completes a
+// profile (known on a, not on b; measured profiling) and T_b/T_a where both
+// are known, else 1. Types whose user's share is nil are left out, as is a.
+type target struct {
+	b       int
+	profile bool
+	ratio   float64
+}
+
+// aim sets m.movable and m.targets for its home type and the user's shares.
+func (m *mover) aim(share []float64, oracle bool) {
+	j, a := m.j, m.typ
+	m.aimed = true
+	m.movable = a >= 0 && (oracle || j.known[a])
+	m.targets = m.targets[:0]
+	if a < 0 {
+		return
+	}
+	for _, b := range j.can {
+		if b == a || share[b] <= eps {
+			continue
+		}
+		c := target{b: b, profile: !oracle && j.known[a] && !j.known[b], ratio: 1}
+		if j.known[a] && j.known[b] {
+			c.ratio = j.tput[b] / j.tput[a]
+		}
+		m.targets = append(m.targets, c)
+	}
+}
+
+// movers is moveTypes' work space: one user's movers, their targets, their
+// distinct gangs and the user's gain table.
 type movers struct {
-	ms    []mover
-	known []bool
-	can   []int
+	ms      []mover
+	targets []target
+	gangs   []float64
+	gains   gainTable
+	share   []float64 // the user's shares
+	oracle  bool
 }
 
-// of lays out the movers of js (nT types), valid until the next call.
-func (t *movers) of(js []*job, nT int) []mover {
-	t.ms, t.known, t.can = t.ms[:0], t.known[:0], t.can[:0]
+// of lays out the movers of js and fills the gain table for the user's
+// shares and homed GPUs, valid until the next call. A mover's targets are
+// found when pick first looks at it.
+func (t *movers) of(js []*job, share, homed []float64, oracle bool) {
+	t.ms, t.gangs, t.share, t.oracle = t.ms[:0], t.gangs[:0], share, oracle
+	n := 0
 	for _, j := range js {
-		t.known = append(t.known, j.known...)
-		t.can = append(t.can, j.can...)
+		n += len(j.can)
 	}
-	kn, cn := 0, 0
+	t.targets = slices.Grow(t.targets[:0], n)[:n]
+	n = 0
 	for _, j := range js {
-		t.ms = append(t.ms, mover{j: j, typ: j.typ, gang: float64(j.gang), running: j.running(),
-			known: t.known[kn : kn+nT : kn+nT], can: t.can[cn : cn+len(j.can) : cn+len(j.can)]})
-		kn, cn = kn+nT, cn+len(j.can)
+		g := float64(j.gang)
+		gi := slices.Index(t.gangs, g)
+		if gi < 0 {
+			gi = len(t.gangs)
+			t.gangs = append(t.gangs, g)
+		}
+		// Each mover's targets fit in len(j.can) entries, whatever its type.
+		t.ms = append(t.ms, mover{j: j, typ: j.typ, gang: g, gi: gi, running: j.running(), targets: t.targets[n : n : n+len(j.can)]})
+		n += len(j.can)
 	}
-	return t.ms
+	t.gains.reset(t.gangs, share, homed)
+}
+
+// gainTable holds the terms of moveGain for one user's shares and homed
+// GPUs, per type and per gang of its jobs, so that a move's test reads them
+// instead of computing them for every candidate (moveGain in the tests is
+// the test written out): pa[a] = share_a/D_a, its
+// threshold, pb[b][g] = share_b/(D_b + g) and over[a][g] = share_a/(D_a − g)
+// (where D_a > g). A move changes D on two types only, whose figures are
+// then computed again (update); the same expressions give the same values.
+type gainTable struct {
+	gangs        []float64
+	pa, thr      []float64 // [a]
+	pb, over     []float64 // [k·len(gangs) + gi]
+	overOK       []bool    // [a·len(gangs) + gi]: D_a > g
+	share, homed []float64
+}
+
+// reset fills the table for these gangs, shares and homed GPUs.
+func (t *gainTable) reset(gangs, share, homed []float64) {
+	nT, nG := len(share), len(gangs)
+	t.gangs = gangs
+	t.pa, t.thr = grow(t.pa, nT), grow(t.thr, nT)
+	t.pb, t.over = grow(t.pb, nT*nG), grow(t.over, nT*nG)
+	if cap(t.overOK) < nT*nG {
+		t.overOK = make([]bool, nT*nG)
+	}
+	t.overOK = t.overOK[:nT*nG]
+	for k := range nT {
+		t.update(k, share, homed)
+	}
+}
+
+func grow(x []float64, n int) []float64 { return slices.Grow(x[:0], n)[:n] }
+
+// update computes type k's figures again from share and homed.
+func (t *gainTable) update(k int, share, homed []float64) {
+	nG := len(t.gangs)
+	t.pa[k] = share[k] / homed[k]
+	t.thr[k] = t.pa[k]*(1+speedupTolerance) + eps
+	for gi, g := range t.gangs {
+		t.pb[k*nG+gi] = share[k] / (homed[k] + g)
+		t.overOK[k*nG+gi] = homed[k] > g
+		if homed[k] > g {
+			t.over[k*nG+gi] = share[k]/(homed[k]-g) - eps
+		}
+	}
+}
+
+// gain is what moving a job of gang t.gangs[gi] (running or not) from type
+// a to b gains its user in per-GPU tickets (see moveTypes) and whether the
+// move passes.
+func (t *gainTable) gain(gi int, running bool, a, b int) (float64, bool) {
+	nG := len(t.gangs)
+	pb := t.pb[b*nG+gi]
+	if pb <= t.thr[a] {
+		return 0, false
+	}
+	if running && t.overOK[a*nG+gi] && pb < t.over[a*nG+gi] {
+		return 0, false // a running job moves only if the move does not overshoot
+	}
+	return pb - t.pa[a], true
 }
 
 // mayMove sets from[a] when a job of the user with these shares and homed
@@ -384,20 +502,6 @@ func (st *state) mayMove(share, homed []float64, from []bool) bool {
 		}
 	}
 	return some
-}
-
-// moveGain is what moving a job of gang g (running or not) from type a to
-// b gains its user in per-GPU tickets (see moveTypes) and whether the move
-// passes.
-func moveGain(g float64, running bool, a, b int, share, homed []float64) (float64, bool) {
-	pa, pb := share[a]/homed[a], share[b]/(homed[b]+g)
-	if pb <= pa*(1+speedupTolerance)+eps {
-		return 0, false
-	}
-	if running && homed[a] > g && pb < share[a]/(homed[a]-g)-eps {
-		return 0, false // a running job moves only if the move does not overshoot
-	}
-	return pb - pa, true
 }
 
 // knows reports whether the scheduler has measured j, or another job of its

@@ -112,8 +112,12 @@ func (r *recorder) record(st *state, s *models.Snapshot, d *decision, quantum bo
 	if quantum {
 		r.quanta++
 	}
-	r.curBefore, r.curAfter = d.before, d.share
-	r.curGain, r.curCluster = make([]float64, len(d.before)), 0
+	r.curBefore, r.curAfter = d.before, d.share // d's storage is reused after the next advance
+	if r.curGain == nil {
+		r.curGain = make([]float64, len(d.before))
+	}
+	clear(r.curGain)
+	r.curCluster = 0
 	for _, t := range d.trades {
 		b, sl, c := t.Gains()
 		r.curGain[t.buyer] += b
@@ -122,7 +126,7 @@ func (r *recorder) record(st *state, s *models.Snapshot, d *decision, quantum bo
 	}
 	if !sameTrades(r.last, d.trades) && (len(r.markets) > 0 || len(d.trades) > 0) {
 		r.markets = append(r.markets, MarketRecord{Time: s.Now.Seconds(), Round: s.Round, Trades: append([]Trade{}, d.trades...)})
-		r.last = d.trades
+		r.last = r.markets[len(r.markets)-1].Trades // d.trades is reused
 	}
 }
 

@@ -28,11 +28,23 @@ type state struct {
 	cmin  []float64 // per type: the central minimum pass at the start of this decision
 
 	jobs   map[models.JobID]*job
-	active []*job  // this decision's jobs, in snapshot order
-	prev   []*job  // the previous decision's jobs (a spare slice between decisions)
-	taken  []bool  // gpus' work space: per GPU, assigned in this decision
-	dirty  []bool  // per user: its jobs or what is known of them changed since the last decision
-	got    [][]int // gpus' work space: per active job, its GPUs
+	active []*job // this decision's jobs, in snapshot order
+	prev   []*job // the previous decision's jobs (a spare slice between decisions)
+	taken  []bool // gpus' work space: per GPU, assigned in this decision
+	dirty  []bool // per user: its jobs or what is known of them changed since the last decision
+	// Per user: since its speeds (speedups) were last measured, a job
+	// with speeds (terms) came or went or gained some, or its job list was
+	// put in a new order; measured again at its next dirty decision (see
+	// measureSpeeds).
+	changedS, changedR []bool
+	num, den           []float64 // means' work space
+	got                [][]int   // gpus' work space: per active job, its GPUs
+	// schedule's work space (see central, takeServers, backfill, byPass)
+	entities []entity
+	cands    []int
+	waiting  []*job
+	base     []float64
+	order    []*job
 	// The Run of the last allocation returned and the slab its GPU lists
 	// were cut from, which the next decision cuts from again
 	// (solvers.Policy: the caller's until then).
@@ -43,23 +55,31 @@ type state struct {
 	// homed, so that a decision need not walk the active jobs for them
 	// (sums of gangs: whole numbers, exact in any order):
 	byUser   [][]*job    // per user, its active jobs in snapshot order
+	rows     []rows      // per user, its jobs' speeds and terms in the order of byUser
 	demand   []float64   // [u] Σ gang of u's active jobs
 	runnable [][]float64 // [u][k] Σ gang of u's active jobs that can run on k
 	homed    [][]float64 // [u][k] Σ gang of u's active jobs homed on k
 	fresh    []*job      // sync's work space: the jobs it met for the first time
+	relearnt []*job      // sync's work space: jobs met again whose speeds or terms grew
+	homeless []*job      // this decision's jobs without a home type, in snapshot order
 	gone     []bool      // sync's work space: per user, a job of it finished
 	reorder  bool        // byUser must be rebuilt from active (a sync stopped early)
 
-	lastR  [][]float64 // [user][pair]: last known speedup, NaN when never known
-	lastS  [][]float64 // [user][type]: last known per-GPU throughput, NaN when never known
-	lastD  *decision   // the last decision's shares and trades
-	mins   minima      // retick's work space
-	movers movers      // moveTypes' work space
+	lastR   [][]float64 // [user][pair]: last known speedup, NaN when never known
+	lastS   [][]float64 // [user][type]: last known per-GPU throughput, NaN when never known
+	lastD   *decision   // the last decision's shares and trades
+	dec     decision    // the decision's storage, reused (see decision)
+	caps    []float64   // per type: its GPUs
+	weights []float64   // per user: its weight
+	names   []string    // per user: its name
+	holders []holder    // the market's work space
+	mins    minima      // retick's work space
+	movers  movers      // moveTypes' work space
 
 	decided bool
 	last    time.Duration
 	qRound  int
-	gen     int
+	gen     int32
 	rep     recorder
 }
 
@@ -85,9 +105,31 @@ type server struct {
 
 // job is one active job's scheduling record.
 type job struct {
-	id    models.JobID
-	user  int
-	gang  int
+	// The fields every decision reads or writes of every active job come
+	// first, in 128 bytes (two cache lines; 256 in all, so that a job is
+	// aligned to them): a decision walks its jobs several times.
+	id        models.JobID
+	user      int
+	gang      int
+	typ       int   // home type, -1 before the first decision that sees it
+	srv       int   // home server for a small job, -1 for a large one or none
+	lastTyp   int   // see last
+	seen      int32 // state.gen of the last decision that saw it
+	pos       int32 // position in this decision's snapshot
+	kept      bool  // plan is its GPUs of the last decision (keepRunning)
+	lastKnown bool  // known[lastTyp] is true (false when lastTyp changes; learnt sets it), so that sync need not look
+	upos      int32 // position in its user's job list (state.byUser, state.rows)
+	pass      float64
+	tickets   float64
+	// last and lastTyp are the GPUs (ascending) and type the job was given
+	// at the previous decision (nil: it did not run). The policy keeps them
+	// itself rather than reading JobState.LastGPUs, which it trusts only for
+	// jobs it has not placed yet (a fresh state): the simulator places named
+	// GPUs exactly, and its view of a job it preempted may lag.
+	last []int
+	plan []use // where it runs after this decision
+
+	lead  float64   // pass − its old home's minimum, while being re-homed
 	tput  []float64 // true throughput per type, 0 where it cannot run
 	known []bool    // per type: the scheduler knows tput there
 	can   []int     // the types where tput > 0, ascending
@@ -99,25 +141,6 @@ type job struct {
 	// state.speedups; both in ascending order).
 	speeds []term
 	terms  []term
-
-	typ     int // home type, -1 before the first decision that sees it
-	srv     int // home server for a small job, -1 for a large one or none
-	pass    float64
-	tickets float64
-	lead    float64 // pass − its old home's minimum, while being re-homed
-	seen    int     // state.gen of the last decision that saw it
-	pos     int     // position in this decision's snapshot
-
-	cur  *models.JobState // the snapshot's job during a decision, else nil
-	plan []use            // where it runs after this decision
-
-	// last and lastTyp are the GPUs (ascending) and type the job was given
-	// at the previous decision (nil: it did not run). The policy keeps them
-	// itself rather than reading JobState.LastGPUs, which it trusts only for
-	// jobs it has not placed yet (a fresh state): the simulator places named
-	// GPUs exactly, and its view of a job it preempted may lag.
-	last    []int
-	lastTyp int
 }
 
 // running reports whether j holds GPUs just before this decision.
@@ -154,6 +177,11 @@ func newState(s *models.Snapshot, p *GandivaFair) *state {
 		types: c.TypeNames(), jobs: map[models.JobID]*job{}}
 	for i, u := range s.Users {
 		st.userIdx[u.Name] = i
+		st.weights = append(st.weights, u.Weight)
+		st.names = append(st.names, u.Name)
+	}
+	for _, g := range st.types {
+		st.caps = append(st.caps, float64(c.Capacity(g)))
 	}
 	nT := len(st.types)
 	ti := map[string]int{}
@@ -195,7 +223,9 @@ func newState(s *models.Snapshot, p *GandivaFair) *state {
 		}
 	}
 	st.byUser = make([][]*job, len(s.Users))
+	st.rows = make([]rows, len(s.Users))
 	st.dirty = make([]bool, len(s.Users))
+	st.changedS, st.changedR = make([]bool, len(s.Users)), make([]bool, len(s.Users))
 	st.gone = make([]bool, len(s.Users))
 	st.demand = make([]float64, len(s.Users))
 	st.runnable = matrix(len(s.Users), nT)
@@ -250,6 +280,14 @@ func (st *state) sync(s *models.Snapshot, oracle bool) error {
 	// lose the finished jobs and gain the new ones.
 	st.prev, st.active = st.active, st.prev[:0]
 	fresh := st.fresh[:0]
+	// The schedulers' lists are rebuilt in snapshot order as jobs are met.
+	for i := range st.srv {
+		st.srv[i].members = st.srv[i].members[:0]
+	}
+	for k := range st.large {
+		st.large[k] = st.large[k][:0]
+	}
+	st.homeless = st.homeless[:0]
 	next, lastPos, ordered := 0, -1, !st.reorder
 	for i := range s.Jobs {
 		j := &s.Jobs[i]
@@ -287,26 +325,41 @@ func (st *state) sync(s *models.Snapshot, oracle bool) error {
 			}
 		} else {
 			if js.seen == st.gen-1 {
-				next = js.pos + 1
+				next = int(js.pos) + 1
 			}
-			if len(fresh) > 0 || js.seen != st.gen-1 || js.pos <= lastPos {
+			if len(fresh) > 0 || js.seen != st.gen-1 || int(js.pos) <= lastPos {
 				ordered = false
 			}
-			lastPos = js.pos
+			lastPos = int(js.pos)
 		}
 		learnt := isNew
 		if !oracle {
 			learnt = st.learnt(js, j, isNew) || learnt
 		}
 		if learnt {
+			// known only grows, so the lists only grow: a list that kept
+			// its length is the same list.
+			ns, nr := len(js.speeds), len(js.terms)
 			js.learn(st.pairs)
 			st.dirty[js.user] = true
+			st.changed(js.user, len(js.speeds) != ns, len(js.terms) != nr)
+			if !isNew && (len(js.speeds) != ns || len(js.terms) != nr) {
+				st.relearnt = append(st.relearnt, js)
+			}
 		}
-		js.cur, js.seen, js.pos, js.plan = j, st.gen, len(st.active), js.plan[:0]
+		js.seen, js.pos, js.plan, js.kept = st.gen, int32(len(st.active)), js.plan[:0], false
 		if frac > 0 && js.running() && js.tickets > 0 {
 			js.pass += float64(js.gang) * frac / js.tickets
 		}
 		st.active = append(st.active, js)
+		switch {
+		case js.typ < 0:
+			st.homeless = append(st.homeless, js)
+		case js.srv >= 0:
+			st.srv[js.srv].members = append(st.srv[js.srv].members, js)
+		default:
+			st.large[js.typ] = append(st.large[js.typ], js)
+		}
 	}
 	// Forget finished jobs: those of the last decision not met again (the
 	// map holds exactly the last decision's jobs and the new ones).
@@ -314,6 +367,7 @@ func (st *state) sync(s *models.Snapshot, oracle bool) error {
 		if js.seen != st.gen {
 			delete(st.jobs, js.id)
 			st.dirty[js.user], st.gone[js.user] = true, true
+			st.changed(js.user, len(js.speeds) > 0, len(js.terms) > 0)
 			st.count(js, -1)
 		}
 	}
@@ -321,39 +375,117 @@ func (st *state) sync(s *models.Snapshot, oracle bool) error {
 	if ordered {
 		for u, g := range st.gone {
 			if g {
-				st.byUser[u] = slices.DeleteFunc(st.byUser[u], func(js *job) bool { return js.seen != st.gen })
+				st.drop(u)
 			}
 		}
 		for _, js := range fresh {
-			st.byUser[js.user] = append(st.byUser[js.user], js)
+			st.add(js)
+		}
+		for _, js := range st.relearnt {
+			st.rows[js.user].set(int(js.upos), js, len(st.types), len(st.pairs))
 		}
 	} else {
 		for u := range st.byUser {
 			st.byUser[u] = st.byUser[u][:0]
+			st.rows[u].truncate(0, len(st.types), len(st.pairs))
+			st.changed(u, true, true)
 		}
 		for _, js := range st.active {
-			st.byUser[js.user] = append(st.byUser[js.user], js)
+			st.add(js)
 		}
 	}
 	clear(st.gone)
 	clear(fresh)
-	st.fresh, st.reorder = fresh[:0], false
-	for i := range st.srv {
-		st.srv[i].members = st.srv[i].members[:0]
-	}
-	for k := range st.large {
-		st.large[k] = st.large[k][:0]
-	}
-	for _, js := range st.active {
-		switch {
-		case js.typ < 0:
-		case js.srv >= 0:
-			st.srv[js.srv].members = append(st.srv[js.srv].members, js)
-		default:
-			st.large[js.typ] = append(st.large[js.typ], js)
-		}
-	}
+	clear(st.relearnt)
+	st.fresh, st.relearnt, st.reorder = fresh[:0], st.relearnt[:0], false
 	return nil
+}
+
+// add appends js to its user's job list and rows.
+func (st *state) add(js *job) {
+	u := js.user
+	js.upos = int32(len(st.byUser[u]))
+	st.byUser[u] = append(st.byUser[u], js)
+	st.rows[u].add(js, len(st.types), len(st.pairs))
+}
+
+// drop takes the jobs this decision did not meet out of user u's job list
+// and rows, keeping the others in order.
+func (st *state) drop(u int) {
+	js, r := st.byUser[u], &st.rows[u]
+	nT, nP := len(st.types), len(st.pairs)
+	w := 0
+	for p, j := range js {
+		if j.seen != st.gen {
+			continue
+		}
+		if w != p {
+			js[w] = j
+			r.move(w, p, nT, nP)
+		}
+		j.upos = int32(w)
+		w++
+	}
+	clear(js[w:])
+	st.byUser[u] = js[:w]
+	r.truncate(w, nT, nP)
+}
+
+// rows holds one user's jobs' speeds and speedup terms side by side, a row
+// per job in the order of its job list, so that measuring the user
+// (measureSpeeds, speedups) reads one array instead of every job's lists:
+// sp[p·nT + k] is job p's speeds entry for type k, tm[p·nP + i] its terms
+// entry for pair i, both absent where the job has none, and g[p] its gang.
+type rows struct {
+	sp, tm, g []float64
+}
+
+// absent marks a row's entry that the job's list lacks (speeds and terms
+// are never negative).
+const absent = -1
+
+func (r *rows) add(j *job, nT, nP int) {
+	r.sp = slices.Grow(r.sp, nT)[:len(r.sp)+nT]
+	r.tm = slices.Grow(r.tm, nP)[:len(r.tm)+nP]
+	r.g = append(r.g, 0)
+	r.set(len(r.g)-1, j, nT, nP)
+}
+
+// set writes row p from j's lists.
+func (r *rows) set(p int, j *job, nT, nP int) {
+	sp, tm := r.sp[p*nT:(p+1)*nT], r.tm[p*nP:(p+1)*nP]
+	for k := range sp {
+		sp[k] = absent
+	}
+	for _, t := range j.speeds {
+		sp[t.i] = t.v
+	}
+	for i := range tm {
+		tm[i] = absent
+	}
+	for _, t := range j.terms {
+		tm[t.i] = t.v
+	}
+	r.g[p] = float64(j.gang)
+}
+
+// move copies row from to row to.
+func (r *rows) move(to, from, nT, nP int) {
+	copy(r.sp[to*nT:(to+1)*nT], r.sp[from*nT:(from+1)*nT])
+	copy(r.tm[to*nP:(to+1)*nP], r.tm[from*nP:(from+1)*nP])
+	r.g[to] = r.g[from]
+}
+
+// truncate keeps the first n rows.
+func (r *rows) truncate(n, nT, nP int) {
+	r.sp, r.tm, r.g = r.sp[:n*nT], r.tm[:n*nP], r.g[:n]
+}
+
+// changed notes that user u's speeds (s) or speedups (r) must be measured
+// again at its next dirty decision.
+func (st *state) changed(u int, s, r bool) {
+	st.changedS[u] = st.changedS[u] || s
+	st.changedR[u] = st.changedR[u] || r
 }
 
 // learnt marks the types on which the scheduler now knows js's throughput
@@ -365,10 +497,18 @@ func (st *state) sync(s *models.Snapshot, oracle bool) error {
 // looked at on every type.
 func (st *state) learnt(js *job, j *models.JobState, isNew bool) bool {
 	learn := func(k int) bool {
-		if k < 0 || js.known[k] || j.Received.On(st.types[k]) <= 0 {
+		if k < 0 {
+			return false
+		}
+		if js.known[k] {
+			js.lastKnown = js.lastKnown || k == js.lastTyp
+			return false
+		}
+		if j.Received.On(st.types[k]) <= 0 {
 			return false
 		}
 		js.known[k] = true
+		js.lastKnown = js.lastKnown || k == js.lastTyp
 		return true
 	}
 	if isNew {
@@ -379,7 +519,7 @@ func (st *state) learnt(js *job, j *models.JobState, isNew bool) bool {
 		return any
 	}
 	any := false
-	if js.running() {
+	if js.running() && !js.lastKnown {
 		any = learn(js.lastTyp)
 	}
 	if j.Running() && (!js.running() || j.LastType != st.types[js.lastTyp]) {
@@ -435,9 +575,6 @@ func (st *state) finish(s *models.Snapshot, d *decision, quantum bool) {
 	st.rep.record(st, s, d, quantum)
 	d.userJobs = nil // keep no job pointers beyond the decision
 	st.lastD = d
-	for _, js := range st.active {
-		js.cur = nil
-	}
 }
 
 func minPass(js []*job) float64 {

@@ -56,12 +56,7 @@ func (st *state) schedule(s *models.Snapshot, quantum bool) []models.Assignment 
 // pseudo-job claims its server for its local scheduler unless a large job
 // took it, a large job takes whole unclaimed servers or is skipped.
 func (st *state) central(k int) {
-	type entity struct {
-		pass float64
-		j    *job // nil for a pseudo-job
-		srv  int
-	}
-	var es []entity
+	es := st.entities[:0]
 	for _, j := range st.large[k] {
 		es = append(es, entity{j.pass, j, -1})
 	}
@@ -81,7 +76,7 @@ func (st *state) central(k int) {
 			return 1
 		}
 		if a.j != nil {
-			return a.j.pos - b.j.pos
+			return int(a.j.pos - b.j.pos)
 		}
 		return a.srv - b.srv
 	})
@@ -94,6 +89,16 @@ func (st *state) central(k int) {
 		}
 		st.takeServers(k, e.j, false)
 	}
+	clear(es)
+	st.entities = es[:0]
+}
+
+// entity is one of a central scheduler's entities: a large job, or a
+// server's pseudo-job (j nil).
+type entity struct {
+	pass float64
+	j    *job
+	srv  int
 }
 
 // takeServers gives large job j of type k whole servers, neither claimed by
@@ -103,7 +108,8 @@ func (st *state) central(k int) {
 // only servers with every GPU free qualify. A job that cannot get enough
 // servers is skipped; it reports whether j was placed.
 func (st *state) takeServers(k int, j *job, fullOnly bool) bool {
-	var cands []int
+	cands := st.cands[:0]
+	defer func() { st.cands = cands[:0] }()
 	for _, i := range st.tsrv[k] {
 		sv := &st.srv[i]
 		if sv.local || sv.taken || (fullOnly && sv.free < sv.gpus) {
@@ -170,16 +176,13 @@ func (st *state) enough(servers []int, gang int) []int {
 // claim plans large job j on the chosen whole servers: where it runs now if
 // all its GPUs are on them, else filling them in order.
 func (st *state) claim(j *job, chosen []int) {
-	counts := map[int]int{}
 	keep := j.running() && j.lastTyp == st.srv[chosen[0]].typ && len(j.last) == j.gang
 	if keep {
 		for _, g := range j.last {
-			i := st.cluster.ServerOf(g)
-			if !slices.Contains(chosen, i) {
+			if !slices.Contains(chosen, st.cluster.ServerOf(g)) {
 				keep = false
 				break
 			}
-			counts[i]++
 		}
 	}
 	left := j.gang
@@ -187,7 +190,12 @@ func (st *state) claim(j *job, chosen []int) {
 		sv := &st.srv[i]
 		m := min(sv.gpus, left)
 		if keep {
-			m = counts[i]
+			m = 0 // the GPUs it holds there
+			for _, g := range j.last {
+				if st.cluster.ServerOf(g) == i {
+					m++
+				}
+			}
 		}
 		left -= m
 		sv.taken, sv.local = true, false
@@ -243,7 +251,7 @@ func (st *state) consolidate(k int) {
 			if a.gang != b.gang {
 				return b.gang - a.gang
 			}
-			return a.pos - b.pos
+			return int(a.pos - b.pos)
 		})
 		free := map[int]int{}
 		var targets []int
@@ -328,9 +336,12 @@ func (st *state) runLocal(i int) {
 }
 
 // byPass lists js by pass (minus base[j.srv] when base is given) and then
-// snapshot position.
+// snapshot position. The list is valid until the next call (no caller
+// calls it again while walking it).
 func (st *state) byPass(js []*job, base []float64) []*job {
-	out := slices.Clone(js)
+	clear(st.order)
+	out := append(st.order[:0], js...)
+	st.order = out
 	key := func(j *job) float64 {
 		if base != nil {
 			return j.pass - base[j.srv]
@@ -341,7 +352,7 @@ func (st *state) byPass(js []*job, base []float64) []*job {
 		if c := cmp.Compare(key(a), key(b)); c != 0 {
 			return c
 		}
-		return a.pos - b.pos
+		return int(a.pos - b.pos)
 	})
 	return out
 }
@@ -368,6 +379,7 @@ func (st *state) keepRunning() {
 			j.plan = append(j.plan, use{i, b - a})
 			a = b
 		}
+		j.kept = true
 	}
 }
 
@@ -395,10 +407,14 @@ func (st *state) backfill(k int) {
 	if free == 0 {
 		return
 	}
-	var waiting []*job
-	base := make([]float64, len(st.srv))
+	waiting := st.waiting[:0]
+	if len(st.base) != len(st.srv) {
+		st.base = make([]float64, len(st.srv))
+	}
+	base := st.base
 	for _, i := range st.tsrv[k] {
 		sv := &st.srv[i]
+		base[i] = 0
 		if len(sv.members) > 0 {
 			base[i] = minPass(sv.members)
 		}
@@ -435,6 +451,8 @@ func (st *state) backfill(k int) {
 			st.rep.borrowed++
 		}
 	}
+	clear(waiting)
+	st.waiting = waiting[:0]
 }
 
 // gpus turns the plans into assignments with explicit GPUs: a job whose plan
@@ -451,37 +469,34 @@ func (st *state) gpus(s *models.Snapshot) []models.Assignment {
 	clear(got)
 	planned, width := 0, 0
 	for n, j := range st.active {
-		if len(j.plan) > 0 {
-			planned++
+		if len(j.plan) == 0 {
+			j.last = nil // it does not run: nothing below reads its GPUs
+			j.setLastTyp()
+			continue
+		}
+		planned++
+		// A kept job's plan is its GPUs' servers (keepRunning); another
+		// keeps its GPUs if its plan puts as many on each server.
+		if !j.kept {
 			w := 0
 			for _, u := range j.plan {
 				w += u.n
 			}
-			width += max(w, len(j.last))
-		}
-		if len(j.plan) == 0 || !j.running() || j.lastTyp != j.typ || len(j.last) != j.gang {
-			continue
-		}
-		same := true
-		for _, u := range j.plan {
-			c := 0
-			for _, g := range j.last {
-				if st.cluster.ServerOf(g) == u.srv {
-					c++
-				}
+			width += w
+			if !j.running() || j.lastTyp != j.typ || len(j.last) != j.gang || !st.sameServers(j) {
+				continue
 			}
-			same = same && c == u.n
 		}
-		if same {
-			got[n] = j.last
-			for _, g := range got[n] {
-				taken[g] = true
-			}
+		got[n] = j.last
+		for _, g := range got[n] {
+			taken[g] = true
 		}
 	}
-	// Every assignment's GPUs are cut from one slab, each with its length as
-	// its capacity, so that appending to one never touches another. The
-	// slab and the Run are the last decision's storage, grown where needed.
+	// A job that keeps its GPUs is assigned its own list (j.last, which the
+	// policy replaces rather than changes; the caller only reads it). The
+	// others' GPUs are cut from one slab, each with its length as its
+	// capacity, so that appending to one never touches another. The slab
+	// and the Run are the last decision's storage, grown where needed.
 	slab := slices.Grow(st.slab[:0], width)
 	cut := func(from int) []int {
 		if len(slab) == from {
@@ -508,21 +523,40 @@ func (st *state) gpus(s *models.Snapshot) []models.Assignment {
 			}
 			got[n] = cut(from)
 			slices.Sort(got[n])
+			run = append(run, models.Assignment{Job: j.id, Type: st.types[j.typ], GPUs: got[n]})
+			if !slices.Equal(got[n], j.last) {
+				j.last = slices.Clone(got[n])
+			}
 		} else {
-			// j keeps its GPUs (j.last, ascending): the assignment gets a copy.
-			slab = append(slab, got[n]...)
-			got[n] = cut(from)
+			run = append(run, models.Assignment{Job: j.id, Type: st.types[j.typ], GPUs: j.last})
 		}
-		run = append(run, models.Assignment{Job: j.id, Type: st.types[j.typ], GPUs: got[n]})
-	}
-	for n, j := range st.active {
-		if got[n] == nil || !slices.Equal(got[n], j.last) {
-			j.last = slices.Clone(got[n])
-		}
-		j.lastTyp = j.typ
+		j.setLastTyp()
 	}
 	clear(got)
 	st.got = got
 	st.run, st.slab = run, slab
 	return run
+}
+
+// setLastTyp records that j was given GPUs of its home type (or none).
+func (j *job) setLastTyp() {
+	if j.lastTyp != j.typ {
+		j.lastTyp, j.lastKnown = j.typ, false
+	}
+}
+
+// sameServers reports whether j's plan puts as many GPUs on each of its
+// servers as j holds there now.
+func (st *state) sameServers(j *job) bool {
+	same := true
+	for _, u := range j.plan {
+		c := 0
+		for _, g := range j.last {
+			if st.cluster.ServerOf(g) == u.srv {
+				c++
+			}
+		}
+		same = same && c == u.n
+	}
+	return same
 }

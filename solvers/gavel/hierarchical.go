@@ -56,17 +56,28 @@ const levelSlack = 1e-9
 // cluster, where every job runs alone on its fastest type, that is one
 // iteration per job. Here the unsaturated jobs are sorted by the t at which
 // they reach their caps, and the largest k such that the first k can sit at
-// their caps while the others rise to the k-th of those t is found by
-// bisection, each step one LP (maximise s ∈ [0, 1] with every unsaturated job
+// their caps while the others rise to the k-th of those t is found by a
+// search from the k the last search found (stepping away from it by 1, 2,
+// 4, … and bisecting; reachability is monotone in k), each step one LP (maximise s ∈ [0, 1] with every unsaturated job
 // at L_j + s·(target_j − L_j); reachable when s = 1), after the test of k =
-// 1 when the previous step 1 found k = 0 (one LP then settles k = 0, the
-// usual answer on a loaded cluster); then one LP maximises t below the next
-// cap with the first k at their caps. A job at its cap keeps
-// its fastest type's time as a bound on its variables from then on.
+// 1 when the previous step 1 found k = 0 (the usual answer on a loaded
+// cluster: that LP is then step 1's LP itself, with t = s·reach of the first
+// cap, so one LP settles the iteration); then one LP maximises t below the
+// next cap with the first k at their caps. A job at its cap keeps its
+// fastest type's time as a bound on its variables from then on.
 //
 // Step 2 differs from Gavel, which solves a MILP: maximise the number of
 // jobs z_j that can exceed L_j·(1 + slack) at once, with big-M rows. Here it
-// is its LP relaxation: maximise Σ_j u_j, u_j ∈ [0, slack], subject to
+// reads the duals of step 1's LP: a job whose row has a dual y_j with
+// |y_j|·(its coefficient on t) above 1e-9 (the duals' shares of the optimum
+// sum to 1 when t is below its bound) is tight at every optimum of that LP
+// by complementary slackness, so it cannot rise with the others kept at
+// their levels: it is a bottleneck, exactly, and is saturated; t stopped
+// below its bound means at least one is. A bottleneck whose dual is 0 at
+// the vertex found (degenerate duals) is found by the next iteration, whose
+// t is then 0. Where no dual names a job (t stopped at the next cap, or a
+// backend without duals), the MILP's LP relaxation decides: maximise
+// Σ_j u_j, u_j ∈ [0, slack], subject to
 // n_j(x)/L_j ≥ 1 + u_j for the unsaturated jobs, n_j(x) ≥ L_j for the
 // others; a job with u_j below slack (by more than 0.1%) is saturated. If a
 // set S of jobs could each gain a_j on its own, averaging those allocations
@@ -74,10 +85,23 @@ const levelSlack = 1e-9
 // job that can gain |S|·slack on its own is never saturated, and one that
 // cannot gain slack with the others is.
 //
+// Each LP of a decision starts from the simplex basis of the one before
+// (lp.Options.Warm, renumbered by class: the LPs share their share
+// variables and capacity and time rows), and a decision's first LP from the
+// last decision's first, its classes found again by their data (the class
+// key). Which optimal vertex an LP lands on then depends on that path; its
+// optimal value, and so the levels, do not, up to the solver's tolerance
+// (about 1e-8 relative, TestHierarchicalLevelsIndependentOfPath), and a
+// decision is deterministic.
+//
 // The allocation returned (solution central, the default) is the central
 // point (lp.Interior) of the allocations that keep every class at its final
 // level: the water filling fixes the levels, not which shares give them.
-// With solution vertex it is the last step 1's vertex. Every LP of the water
+// With solution vertex it is the last step 1's vertex, and so it is
+// beyond 1,000 variables (classes × types; Tally.Fallbacks counts these),
+// where the central solve would fall back to a simplex vertex of that LP
+// solved from scratch: the last vertex is one of its feasible points
+// already. Every LP of the water
 // filling is feasible in exact arithmetic; one the solver finds infeasible
 // (noise in nearly tight rows) ends the water filling with the allocation
 // reached so far, rather than the run.
@@ -87,9 +111,16 @@ type Hierarchical struct {
 	base
 	normaliser string
 	slack      float64
+	// carry is the basis of the last decision's first LP, for the next
+	// decision's first LP (its classes found again by their keys).
+	carry *carried
 	// capless is whether the last step 1 that solved a level LP found no
 	// class able to reach its cap (k = 0): the next one tests k = 1 first.
 	capless bool
+	// guess holds, per iteration, the k the last search for reachable
+	// caps found there (reachableCaps), where the next search of that
+	// iteration starts.
+	guess []guess
 }
 
 // NewHierarchical builds gavel-hierarchical from HierarchicalOptions.
@@ -137,7 +168,7 @@ func (p *Hierarchical) Allocate(s *models.Snapshot) (models.Allocation, error) {
 		if !ok || w.left == 0 {
 			break
 		}
-		if ok, err = w.bottlenecks(iter); err != nil {
+		if ok, err = w.blamed(iter); err != nil {
 			return models.Allocation{}, err
 		}
 		if !ok || w.left == before {
@@ -148,7 +179,32 @@ func (p *Hierarchical) Allocate(s *models.Snapshot) (models.Allocation, error) {
 		}
 	}
 	p.objective = w.objective()
+	if w.chain.carried != nil {
+		p.carry = w.chain.carried
+	}
 	return w.allocation()
+}
+
+// model is a new LP of the water filling: a copy of newModel's, built once
+// a decision. Its variables and the slices that grow are copied; the rows
+// of w.base share their terms, which no LP here adds to.
+func (w *waterFill) model() *model {
+	if w.base == nil {
+		w.base = newModel(w.in, w.classes, lp.Maximize, false)
+		w.chain.fixedVars = len(w.base.p.Vars)
+	}
+	m := *w.base
+	m.p.Vars = append([]lp.Var(nil), m.p.Vars...)
+	m.p.Rows = append([]lp.Row(nil), m.p.Rows...)
+	m.copies.Vars = append([]float64(nil), m.copies.Vars...)
+	m.copies.Rows = append([]float64(nil), m.copies.Rows...)
+	m.shares = append([]int(nil), m.shares...)
+	return &m
+}
+
+// solve solves m (of shape sh) from the last LP's basis (warmChain.solve).
+func (w *waterFill) solve(m *model, sh shape, what string) (lp.Result, error) {
+	return w.chain.solve(w.run, m, sh, what, w.p.carry, w.keys)
 }
 
 // waterFill is one decision's water filling: the classes' states, the
@@ -163,7 +219,10 @@ type waterFill struct {
 	final   *model    // the LP of the last allocation
 	shares  []float64 // its cleaned solution
 	left    int       // unsaturated classes
-	basis   lp.Basis  // the last reachability LP's (capsReachable), to warm-start the next
+	chain   warmChain // the last LP's basis, to start the next from
+	blame   []float64 // the last level LP's blame per class (reached.blame)
+	keys    []string  // each class's key (its jobs' data)
+	base    *model    // newModel's LP, which every LP of the water filling extends
 }
 
 // newWaterFill reads the jobs' users, normalised throughputs and scales
@@ -193,10 +252,16 @@ func (p *Hierarchical) newWaterFill(s *models.Snapshot, in *instance) (*waterFil
 			coef[i][g] = t / norm
 		}
 	}
-	classes := group(n, p.opt.Aggregate, func(i int) keyer {
+	key := func(i int) keyer {
 		return keyer(nil).str(s.Jobs[i].User).num(s.Jobs[i].PriorityWeight()).num(float64(in.gang(i))).num(sigma[i]).nums(coef[i])
-	})
+	}
+	classes := group(n, p.opt.Aggregate, key)
 	w := &waterFill{p: p, s: s, in: in, classes: classes, wf: make([]wfClass, len(classes)), run: p.solver(), left: len(classes)}
+	w.chain.fixedRows = len(in.types) + len(classes)
+	w.keys = make([]string, len(classes))
+	for c, cl := range classes {
+		w.keys[c] = string(key(cl.rep()))
+	}
 	for c, cl := range classes {
 		r := cl.rep()
 		w.wf[c] = wfClass{user: userOf[r], prio: s.Jobs[r].PriorityWeight(), sigma: sigma[r], coef: coef[r], cap: maxOf(coef[r]), best: -1}
@@ -235,62 +300,54 @@ func (w *waterFill) weights() (open []int, rate []float64) {
 // up to its cap, and saturates the classes that reach their caps. It
 // reports false when an LP was infeasible (solver noise).
 func (w *waterFill) raise(open []int, rate []float64, iter int) (bool, error) {
+	// w.blame is set by the LP that settles the level, where it has duals.
+	w.blame = nil
 	reach := make([]float64, len(w.classes)) // the t at which a class reaches its cap
 	for _, c := range open {
 		reach[c] = math.Max(0, (w.wf[c].cap-w.wf[c].level)/rate[c])
 	}
 	sort.SliceStable(open, func(a, b int) bool { return reach[open[a]] < reach[open[b]] })
-	k := len(open)
-	// Whether every open class reaches its cap is a question of the LP's
-	// value, so the LP is warm-started from the last of the previous
-	// iteration's (when of the same shape) — except where its vertex may
-	// be kept: on the first iteration (see below), and when they all do,
-	// where it is solved again from scratch.
-	cold := w.final == nil
-	if cold {
-		w.basis = lp.Basis{}
-	}
-	k1 := false // k = 1 is known reachable
-	if k > 1 && w.p.capless {
+	lo := 0 // k = 0 is reachable: the current levels are
+	if len(open) > 1 && w.p.capless {
 		// On a loaded cluster no class reaches its cap (k = 0, the answer
 		// of nearly every iteration at 20,000 jobs): one LP tells, where
-		// the test of them all and the bisection below take log₂ k + 2.
-		// Which comes first changes the LPs solved, not k.
-		ok, m, v, err := w.p.capsReachable(w.run, w.in, w.classes, w.wf, open, 1, reach, rate, iter, &w.basis)
-		if err != nil || m == nil {
+		// the search below takes several. When no class can reach the
+		// first cap, that LP is the level LP of k = 0 (its s is
+		// t / reach[open[0]]), whose allocation it gives.
+		r, err := w.capsReachable(open, 1, reach, rate, iter)
+		if err != nil || r.m == nil {
 			return false, err
 		}
-		if !ok {
-			if w.final == nil {
-				w.final, w.shares = m, v
-			}
-			return w.raiseTo(open, 0, reach, rate, iter)
+		if !r.ok {
+			w.firstCap(open, r, reach, rate)
+			return true, nil
 		}
-		k1 = true
+		lo = 1
 	}
-	ok, m, v, err := w.p.capsReachable(w.run, w.in, w.classes, w.wf, open, k, reach, rate, iter, &w.basis)
-	if err != nil || m == nil {
+	k, r, err := w.reachableCaps(open, lo, reach, rate, iter)
+	switch {
+	case err != nil:
 		return false, err
-	}
-	if ok && !cold {
-		ok, m, v, err = w.p.capsReachable(w.run, w.in, w.classes, w.wf, open, k, reach, rate, iter, nil)
-		if err != nil || m == nil {
-			return false, err
-		}
-	}
-	if !ok {
-		if w.final == nil {
-			// A feasible allocation already, should the LPs below fail.
-			w.final, w.shares = m, v
-		}
-		if k, err = w.reachableCaps(open, reach, rate, iter, k1, &w.basis); err != nil {
-			return false, err
-		}
+	case k == 0 && r.m != nil:
+		w.firstCap(open, r, reach, rate)
+		return true, nil
+	case k < len(open):
 		return w.raiseTo(open, k, reach, rate, iter)
+	case r.m == nil:
+		return false, nil // solver noise
 	}
 	w.p.capless = false
-	w.settle(open, k, m, v)
+	w.settle(open, k, r.m, r.v)
 	return true, nil
+}
+
+// firstCap settles the iteration with r, the LP of k = 1 when no class can
+// reach its cap: it is the level LP of k = 0, with t = s·reach[open[0]].
+func (w *waterFill) firstCap(open []int, r reached, reach, rate []float64) {
+	w.p.capless = true
+	w.rise(open, 0, r.s*reach[open[0]], rate)
+	w.settle(open, 0, r.m, r.v)
+	w.blame = r.blame
 }
 
 // raiseTo holds the first k open classes at their caps, raises the others
@@ -305,29 +362,83 @@ func (w *waterFill) raiseTo(open []int, k int, reach, rate []float64, iter int) 
 	return true, nil
 }
 
-// reachableCaps finds by bisection the largest k such that the first k open
-// classes (sorted by reach) can sit at their caps while the others rise to
-// the k-th reach. Only each LP's optimal value counts, which a warm start
-// (from warm, the basis of the previous LP of the same shape) leaves as it
-// is, so the LPs are warm-started.
-func (w *waterFill) reachableCaps(open []int, reach, rate []float64, iter int, k1 bool, warm *lp.Basis) (int, error) {
-	lo, hi := 0, len(open) // k = 0 is reachable: the current levels are.
-	if k1 {
-		lo = 1 // and so is k = 1 (raise tested it)
+// reachableCaps finds the largest k ≤ len(open), k = lo known reachable,
+// such that the first k open classes (sorted by reach) can sit at their
+// caps while the others rise to the k-th reach. Reachability is monotone
+// in k (a larger k raises every class's target), so the order of the tests
+// changes the LPs solved, not k: the search starts at the k of the last
+// search (this decision's or the last one's, p.guess; len(open) if that
+// one found every class), steps away from it
+// by 1, 2, 4, … until k is bracketed, and bisects. It returns with k the
+// LP that settles the iteration, if it solved it: that of k = len(open)
+// when every class reaches its cap, that of k = 1 when none does.
+func (w *waterFill) reachableCaps(open []int, lo int, reach, rate []float64, iter int) (int, reached, error) {
+	n := len(open)
+	hi := n + 1 // no k beyond n
+	var top, one reached
+	probe := func(k int) (bool, error) {
+		r, err := w.capsReachable(open, k, reach, rate, iter)
+		if err != nil {
+			return false, err
+		}
+		if r.m != nil && w.final == nil {
+			// A feasible allocation already, should the LPs below fail.
+			w.final, w.shares = r.m, r.v
+		}
+		if r.ok && r.m != nil {
+			lo = k
+			if k == n {
+				top = r
+			}
+			return true, nil
+		}
+		if k == 1 {
+			one = r
+		}
+		hi = k
+		return false, nil
+	}
+	var last guess
+	if len(w.p.guess) > 0 {
+		last = w.p.guess[min(iter, len(w.p.guess)-1)]
+	}
+	g := n
+	if !last.all {
+		g = min(max(last.k, lo+1), n)
+	}
+	up, err := probe(g)
+	if err != nil {
+		return 0, reached{}, err
+	}
+	for step := 1; hi-lo > 1; step *= 2 {
+		k := g - step
+		if up {
+			k = min(g+step, n)
+		}
+		if k <= lo || k >= hi {
+			break
+		}
+		ok, err := probe(k)
+		if err != nil {
+			return 0, reached{}, err
+		}
+		if ok != up {
+			break
+		}
 	}
 	for hi-lo > 1 {
-		mid := (lo + hi) / 2
-		ok, m, _, err := w.p.capsReachable(w.run, w.in, w.classes, w.wf, open, mid, reach, rate, iter, warm)
-		if err != nil {
-			return 0, err
-		}
-		if ok && m != nil {
-			lo = mid
-		} else {
-			hi = mid
+		if _, err := probe((lo + hi) / 2); err != nil {
+			return 0, reached{}, err
 		}
 	}
-	return lo, nil
+	for len(w.p.guess) <= iter {
+		w.p.guess = append(w.p.guess, guess{})
+	}
+	w.p.guess[iter] = guess{k: lo, all: lo == n}
+	if lo == 0 {
+		return 0, one, nil
+	}
+	return lo, top, nil
 }
 
 // level solves the LP that raises the open classes beyond the first k
@@ -338,28 +449,40 @@ func (w *waterFill) level(open []int, k int, reach, rate []float64, iter int) (*
 	for _, c := range open[:k] {
 		capped[c] = true
 	}
-	m := newModel(w.in, w.classes, lp.Maximize, false)
+	m := w.model()
 	t := m.variable("t", 0, reach[open[k]], 1)
+	rows := make([]int, len(w.classes))
 	for c := range w.classes {
 		lo := w.wf[c].level
 		if capped[c] {
 			lo = w.wf[c].cap
 		}
-		if r := levelRow(m, c, w.wf[c], "level", lo); !w.wf[c].saturated && !capped[c] {
-			m.add(r, t, -rate[c])
+		rows[c] = levelRow(m, c, w.wf[c], "level", lo)
+		if !w.wf[c].saturated && !capped[c] {
+			m.add(rows[c], t, -rate[c])
 		}
 	}
-	res, err := w.run.solve(&m.p, "water-filling level "+strconv.Itoa(iter))
+	res, err := w.solve(m, newShape(m, rows, t, nil), "water-filling level "+strconv.Itoa(iter))
 	if errors.Is(err, lp.ErrInfeasible) {
 		return nil, nil, nil
 	}
 	if err != nil {
 		return nil, nil, err
 	}
+	w.rise(open, k, res.X[t], rate)
+	coef := make([]float64, len(w.classes))
 	for _, c := range open[k:] {
-		w.wf[c].level += res.X[t] * rate[c]
+		coef[c] = rate[c]
 	}
+	w.blame = blame(res, rows, coef)
 	return m, m.clean(res.X), nil
+}
+
+// rise raises the levels of the open classes beyond the first k by t.
+func (w *waterFill) rise(open []int, k int, t float64, rate []float64) {
+	for _, c := range open[k:] {
+		w.wf[c].level += t * rate[c]
+	}
 }
 
 // settle takes the allocation of m (cleaned solution v) as the last one,
@@ -391,14 +514,58 @@ func (w *waterFill) settle(open []int, k int, m *model, v []float64) {
 	}
 }
 
+// blamed is step 2 from the duals of step 1's LP: a class whose row holds
+// part of the optimum's dual (blame above blameTol) is tight at every
+// optimum of that LP, so it cannot rise with the others kept at their
+// levels, and is saturated. Where no class is blamed (the level stopped at
+// the next cap, or the duals are degenerate) the bottleneck LP decides.
+func (w *waterFill) blamed(iter int) (bool, error) {
+	n := 0
+	for c, b := range w.blame {
+		if !w.wf[c].saturated && b > blameTol {
+			n++
+		}
+	}
+	if n == 0 {
+		return w.bottlenecks(iter)
+	}
+	for c, b := range w.blame {
+		if !w.wf[c].saturated && b > blameTol {
+			w.wf[c].saturated = true
+			w.left--
+		}
+	}
+	return true, nil
+}
+
+// blameTol is the share of an LP's optimum a row's dual must hold for its
+// class to count as a bottleneck.
+const blameTol = 1e-9
+
+// blame is, per class, |y_c|·coef[c] for the dual y_c of its row (rows[c],
+// −1 for none) in res.
+func blame(res lp.Result, rows []int, coef []float64) []float64 {
+	out := make([]float64, len(rows))
+	if res.Duals == nil {
+		return out
+	}
+	for c, r := range rows {
+		if r >= 0 {
+			out[c] = math.Abs(res.Duals[r]) * coef[c]
+		}
+	}
+	return out
+}
+
 // bottlenecks is step 2: it saturates the classes that cannot rise by the
 // slack with the others. Each row is divided by the class's level (its cap
 // while the level is 0), so that the gains are relative and the
 // coefficients near 1. It reports false when the LP was infeasible (solver
 // noise).
 func (w *waterFill) bottlenecks(iter int) (bool, error) {
-	m := newModel(w.in, w.classes, lp.Maximize, false)
+	m := w.model()
 	u := make([]int, len(w.classes))
+	rows := make([]int, len(w.classes))
 	for c := range w.classes {
 		st := w.wf[c]
 		scale := st.level
@@ -409,14 +576,14 @@ func (w *waterFill) bottlenecks(iter int) (bool, error) {
 		for g, v := range st.coef {
 			scaled.coef[g] = v / scale
 		}
-		r := levelRow(m, c, scaled, "gain", st.level/scale)
+		rows[c] = levelRow(m, c, scaled, "gain", st.level/scale)
 		u[c] = -1
 		if !st.saturated {
 			u[c] = m.variable("u["+strconv.Itoa(c)+"]", 0, w.p.slack, 1)
-			m.add(r, u[c], -1)
+			m.add(rows[c], u[c], -1)
 		}
 	}
-	res, err := w.run.solve(&m.p, "water-filling bottleneck "+strconv.Itoa(iter))
+	res, err := w.solve(m, newShape(m, rows, -1, u), "water-filling bottleneck "+strconv.Itoa(iter))
 	if errors.Is(err, lp.ErrInfeasible) {
 		return false, nil
 	}
@@ -454,12 +621,22 @@ func (w *waterFill) objective() float64 {
 
 // allocation is the last allocation: with solution central, the central
 // point (lp.Interior) of the allocations that keep every class at its
-// final level, which the water filling fixes but not which shares give it.
+// final level, which the water filling fixes but not which shares give it;
+// beyond maxInterior variables, and with solution vertex, the last LP's
+// vertex.
 func (w *waterFill) allocation() (models.Allocation, error) {
 	if w.final == nil {
 		return models.Allocation{}, nil
 	}
 	if w.p.opt.Solution == SolutionVertex {
+		return models.Allocation{Fractions: w.final.fractions(w.shares)}, nil
+	}
+	if len(w.classes)*len(w.in.types) > maxInterior {
+		// Too large for the central solve (solveModel would solve the LP
+		// below for a simplex vertex instead): the last allocation is a
+		// feasible vertex already, every class's row holding at the level
+		// it reached.
+		w.run.tally.Fallbacks++
 		return models.Allocation{Fractions: w.final.fractions(w.shares)}, nil
 	}
 	x := w.final.matrix(w.shares)
@@ -476,37 +653,64 @@ func (w *waterFill) allocation() (models.Allocation, error) {
 	return models.Allocation{Fractions: f.fractions(f.clean(res.X))}, nil
 }
 
+// guess is the answer of a search for reachable caps: k, and whether it
+// was every open class (then the next search tries all first, whatever
+// their number).
+type guess struct {
+	k   int
+	all bool
+}
+
+// reached is the answer of capsReachable: whether the caps are reachable
+// (ok), the LP (m, nil when it was infeasible: solver noise), its cleaned
+// solution v and its optimal s.
+type reached struct {
+	ok bool
+	m  *model
+	v  []float64
+	s  float64
+	// blame is, per class, the share of the LP's optimum that its row's
+	// dual holds (|y_c| times its coefficient on s): positive only for a
+	// class whose row is tight at every optimum.
+	blame []float64
+}
+
 // capsReachable reports whether the first k classes of open (sorted by
 // reach) can be at their caps while the others rise to the level
 // t = reach[open[k−1]] (0 when k = 0), with the saturated classes kept at
 // their levels: it maximises s ∈ [0, 1] with every unsaturated class's
 // normalised throughput at least level + s·(target − level), and answers
 // s ≥ 1 − 1e-9. The LP is always feasible (s = 0 holds at the current
-// allocation) but for solver noise, which gives false and a nil LP. It
-// returns the LP and its cleaned solution. warm is the simplex basis carried
-// between these LPs (lp.Options.Warm).
-func (p *Hierarchical) capsReachable(run *solver, in *instance, classes []class, wf []wfClass, open []int, k int,
-	reach, rate []float64, iter int, warm *lp.Basis) (bool, *model, []float64, error) {
+// allocation) but for solver noise, which gives false and a nil LP.
+func (w *waterFill) capsReachable(open []int, k int, reach, rate []float64, iter int) (reached, error) {
 	t0 := 0.0
 	if k > 0 {
 		t0 = reach[open[k-1]]
 	}
-	m := newModel(in, classes, lp.Maximize, false)
+	m := w.model()
 	sv := m.variable("s", 0, 1, 1)
-	for c := range classes {
-		if r := levelRow(m, c, wf[c], "reach", wf[c].level); !wf[c].saturated {
-			target := math.Min(wf[c].level+t0*rate[c], wf[c].cap)
-			m.add(r, sv, -(target - wf[c].level))
+	rows := make([]int, len(w.classes))
+	for c := range w.classes {
+		rows[c] = levelRow(m, c, w.wf[c], "reach", w.wf[c].level)
+		if !w.wf[c].saturated {
+			target := math.Min(w.wf[c].level+t0*rate[c], w.wf[c].cap)
+			m.add(rows[c], sv, -(target - w.wf[c].level))
 		}
 	}
-	res, err := run.solveWarm(&m.p, "water-filling caps "+strconv.Itoa(iter), warm)
+	res, err := w.solve(m, newShape(m, rows, sv, nil), "water-filling caps "+strconv.Itoa(iter))
 	if errors.Is(err, lp.ErrInfeasible) {
-		return false, nil, nil, nil // solver noise: the current levels are feasible
+		return reached{}, nil // solver noise: the current levels are feasible
 	}
 	if err != nil {
-		return false, nil, nil, err
+		return reached{}, err
 	}
-	return res.X[sv] >= 1-1e-9, m, m.clean(res.X), nil
+	coef := make([]float64, len(w.classes))
+	for c := range w.classes {
+		if !w.wf[c].saturated {
+			coef[c] = math.Min(w.wf[c].level+t0*rate[c], w.wf[c].cap) - w.wf[c].level
+		}
+	}
+	return reached{ok: res.X[sv] >= 1-1e-9, m: m, v: m.clean(res.X), s: res.X[sv], blame: blame(res, rows, coef)}, nil
 }
 
 // levelRow keeps class c at normalised throughput lo or more in m: a row

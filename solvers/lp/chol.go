@@ -84,7 +84,7 @@ func (f *chol) condBound(norm float64) float64 {
 			s += math.Abs(u[i*n+k]) * y[k]
 		}
 		y[i] = s / math.Abs(u[i*n+i])
-		rowMax = math.Max(rowMax, y[i])
+		rowMax = max(rowMax, y[i])
 	}
 	for k := 0; k < n; k++ { // Mᵀ·z = 1
 		s := 1.0
@@ -92,7 +92,7 @@ func (f *chol) condBound(norm float64) float64 {
 			s += math.Abs(u[i*n+k]) * z[i]
 		}
 		z[k] = s / math.Abs(u[k*n+k])
-		colMax = math.Max(colMax, z[k])
+		colMax = max(colMax, z[k])
 	}
 	b := norm * rowMax * colMax
 	if math.IsNaN(b) {

@@ -189,6 +189,11 @@ type ipmProblem struct {
 	h, w  []float64 // per row
 	c, v  []float64 // per free variable
 	dense bool      // always factor the normal equations densely (tests)
+	// The first nBound rows are the variables' bounds, one term each; once
+	// the rows lie in one array (solve), bound[i] is row i's term, which
+	// the hot loops read without a row's slice.
+	nBound int
+	bound  []Term
 	// residuals' work space: its answer's rx and rz, GᵀΩz and Gx (valid
 	// until the next call).
 	rx, rz, gtz, gx []float64
@@ -231,6 +236,7 @@ func newIPMProblem(p *Problem, cp Copies) (*ipmProblem, error) {
 			bound(k, 1, v.Upper)
 		}
 	}
+	q.nBound = len(q.rows)
 	merged := p.mergedRows()
 	nnz := 0
 	for _, r := range merged {
@@ -303,9 +309,9 @@ func (q *ipmProblem) equilibrate() []float64 {
 		rowMax := make([]float64, m)
 		for i, r := range q.rows {
 			for _, t := range r {
-				a := math.Abs(t.Coef / math.Max(1, q.v[t.Var]/q.w[i]))
-				colMax[t.Var] = math.Max(colMax[t.Var], a)
-				rowMax[i] = math.Max(rowMax[i], a)
+				a := math.Abs(t.Coef / max(1, q.v[t.Var]/q.w[i]))
+				colMax[t.Var] = max(colMax[t.Var], a)
+				rowMax[i] = max(rowMax[i], a)
 			}
 		}
 		sqrtOrOne := func(x float64) float64 {
@@ -349,6 +355,7 @@ func (q *ipmProblem) solve(deadline time.Time) (Status, []float64, error) {
 		terms = append(terms, r...)
 		q.rows[i] = terms[len(terms)-len(r) : len(terms) : len(terms)]
 	}
+	q.bound = terms[:q.nBound]
 	e := q.equilibrate()
 	k, err := q.start()
 	if err != nil {
@@ -416,9 +423,9 @@ func (q *ipmProblem) residuals(st *ipmState) ipmResiduals {
 	}
 	r.mu = (r.gap + st.tau*st.kap) / (sumW + 1)
 	nx, ns, nz := wnorm(st.x, q.v), wnorm(st.s, q.w), wnorm(st.z, q.w)
-	resx0, resz0 := math.Max(1, wnorm(q.c, q.v)), math.Max(1, wnorm(q.h, q.w))
-	r.pres = wnorm(r.rz, q.w) / math.Max(resz0+nx+ns, 1) / st.tau
-	r.dres = wnorm(r.rx, q.v) / math.Max(resx0+nz, 1) / st.tau
+	resx0, resz0 := max(1, wnorm(q.c, q.v)), max(1, wnorm(q.h, q.w))
+	r.pres = wnorm(r.rz, q.w) / max(resz0+nx+ns, 1) / st.tau
+	r.dres = wnorm(r.rx, q.v) / max(resx0+nz, 1) / st.tau
 	pcost, dcost := r.cx/st.tau, -r.hz/st.tau
 	switch {
 	case pcost < 0:
@@ -426,11 +433,11 @@ func (q *ipmProblem) residuals(st *ipmState) ipmResiduals {
 	case dcost > 0:
 		r.relgap = r.gap / dcost
 	}
-	if r.hz/math.Max(nz, 1) < -ipmRelTol {
-		r.pinf = math.Sqrt(hresx) / math.Max(nz, 1)
+	if r.hz/max(nz, 1) < -ipmRelTol {
+		r.pinf = math.Sqrt(hresx) / max(nz, 1)
 	}
-	if r.cx/math.Max(nx, 1) < -ipmRelTol {
-		r.dinf = math.Sqrt(hresz) / math.Max(nx+ns, 1)
+	if r.cx/max(nx, 1) < -ipmRelTol {
+		r.dinf = math.Sqrt(hresz) / max(nx+ns, 1)
 	}
 	return r
 }
@@ -515,19 +522,33 @@ func (k *ipmKKT) solve(q *ipmProblem, bx, bz []float64, sx, sz int) ([]float64, 
 	for j := range rhs {
 		rhs[j] = q.v[j] * bx[j]
 	}
-	scaled := k.scratch(14, len(bz))
-	for i := range bz {
-		scaled[i] = bz[i] / k.d2[i]
+	gt := k.scratch(15, k.n) // GᵀΩ·(bz / d2)
+	clear(gt)
+	for i, t := range q.bound {
+		gt[t.Var] += t.Coef * (q.w[i] * (bz[i] / k.d2[i]))
 	}
-	gt := q.gtOmegaInto(k.scratch(15, k.n), scaled)
+	for i := len(q.bound); i < len(q.rows); i++ {
+		f := q.w[i] * (bz[i] / k.d2[i])
+		for _, t := range q.rows[i] {
+			gt[t.Var] += t.Coef * f
+		}
+	}
 	for j := range rhs {
 		rhs[j] += gt[j]
 	}
 	dx := k.normalSolve(q, rhs, k.scratch(sx, k.n))
-	gx := q.gInto(k.scratch(16, len(bz)), dx)
-	dz := k.scratch(sz, len(bz))
-	for i := range dz {
-		dz[i] = (gx[i] - bz[i]) / k.d2[i]
+	dz := k.scratch(sz, len(bz)) // (G·dx − bz) / d2
+	for i, t := range q.bound {
+		gx := 0.0
+		gx += t.Coef * dx[t.Var]
+		dz[i] = (gx - bz[i]) / k.d2[i]
+	}
+	for i := len(q.bound); i < len(q.rows); i++ {
+		gx := 0.0
+		for _, t := range q.rows[i] {
+			gx += t.Coef * dx[t.Var]
+		}
+		dz[i] = (gx - bz[i]) / k.d2[i]
 	}
 	return dx, dz
 }
@@ -581,16 +602,12 @@ func (k *ipmKKT) refinedSolve(q *ipmProblem, rhs, x []float64) float64 {
 	var d []float64
 	prev := math.Inf(1)
 	for round := 0; ; round++ {
-		gx := q.gInto(k.gx, x)
-		for i := range gx {
-			gx[i] /= k.d2[i]
-		}
-		hx := q.gtOmegaInto(k.hx, gx)
+		hx := q.normalInto(k.hx, x, k.d2)
 		r := k.r
 		e := 0.0
 		for j := range r {
 			r[j] = rhs[j] - hx[j]
-			e = math.Max(e, math.Abs(r[j]))
+			e = max(e, math.Abs(r[j]))
 		}
 		if e > prev { // the last round made it worse: undo it
 			for j := range x {
@@ -618,7 +635,7 @@ const ipmRefine = 8
 func normInf(v []float64) float64 {
 	m := 0.0
 	for _, x := range v {
-		m = math.Max(m, math.Abs(x))
+		m = max(m, math.Abs(x))
 	}
 	return m
 }
@@ -711,7 +728,7 @@ func (k *ipmKKT) step(q *ipmProblem, st *ipmState, rx, rz []float64, rt, mu floa
 	}
 	dkapA := -st.kap - st.kap/st.tau*dtauA
 	alphaA := stepLength(lam, dsA, wdzA, st.tau, dtauA, st.kap, dkapA)
-	sigma := math.Min(ipmSigmaMax, math.Max(ipmSigmaMin, math.Pow(1-alphaA, 3)))
+	sigma := min(ipmSigmaMax, max(ipmSigmaMin, math.Pow(1-alphaA, 3)))
 	// Combined (corrector) direction.
 	ds1 := k.scratch(7, m)
 	bx := k.scratch(8, len(rx))
@@ -764,12 +781,12 @@ func (k *ipmKKT) step(q *ipmProblem, st *ipmState, rx, rz []float64, rt, mu floa
 func stepLength(lam, ds, dz []float64, tau, dtau, kap, dkap float64) float64 {
 	rhoMin, sigMin := math.Inf(1), math.Inf(1)
 	for i := range lam {
-		rhoMin = math.Min(rhoMin, ds[i]/lam[i])
-		sigMin = math.Min(sigMin, dz[i]/lam[i])
+		rhoMin = min(rhoMin, ds[i]/lam[i])
+		sigMin = min(sigMin, dz[i]/lam[i])
 	}
 	alpha := 10.0
 	if len(lam) > 0 {
-		low := math.Min(rhoMin, sigMin)
+		low := min(rhoMin, sigMin)
 		alpha = 1 / ipmTiny
 		if low < 0 {
 			alpha = 1 / -low
@@ -781,7 +798,7 @@ func stepLength(lam, ds, dz []float64, tau, dtau, kap, dkap float64) float64 {
 	if t := -kap / dkap; t > 0 && t < alpha {
 		alpha = t
 	}
-	return math.Max(ipmStepMin, math.Min(ipmStepMax, alpha))
+	return max(ipmStepMin, min(ipmStepMax, alpha))
 }
 
 // g is G·x.
@@ -793,6 +810,31 @@ func (q *ipmProblem) gInto(out, x []float64) []float64 {
 		out[i] = 0
 		for _, t := range r {
 			out[i] += t.Coef * x[t.Var]
+		}
+	}
+	return out
+}
+
+// normalInto writes GᵀΩD⁻²G·x into out (one entry per variable) and
+// returns it: gInto, a division of each entry by d2, then gtOmegaInto, in
+// one pass over the rows (the same operations in the same order).
+func (q *ipmProblem) normalInto(out, x, d2 []float64) []float64 {
+	clear(out)
+	for i, t := range q.bound {
+		gx := 0.0
+		gx += t.Coef * x[t.Var]
+		f := q.w[i] * (gx / d2[i])
+		out[t.Var] += t.Coef * f
+	}
+	for i := len(q.bound); i < len(q.rows); i++ {
+		r := q.rows[i]
+		gx := 0.0
+		for _, t := range r {
+			gx += t.Coef * x[t.Var]
+		}
+		f := q.w[i] * (gx / d2[i])
+		for _, t := range r {
+			out[t.Var] += t.Coef * f
 		}
 	}
 	return out

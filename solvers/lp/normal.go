@@ -157,7 +157,7 @@ func (f *denseFactor) solve(rhs []float64) ([]float64, bool) {
 // ridge is the relative amount added to the diagonal: it keeps a matrix
 // factorisable when a variable has no row left to bound it, far below the
 // scale of the matrix (iterative refinement removes its effect).
-func ridge(maxDiag float64) float64 { return ipmTiny * math.Max(1, maxDiag) }
+func ridge(maxDiag float64) float64 { return ipmTiny * max(1, maxDiag) }
 
 // factorDense forms and factors N, in the memory of f (a factor of an
 // earlier scaling of the same problem, or nil).
@@ -377,7 +377,7 @@ func (f *arrowFactor) factorBlocks() error {
 func ridgeFlat(a []float64, k int) {
 	maxDiag := 0.0
 	for i := 0; i < k; i++ {
-		maxDiag = math.Max(maxDiag, math.Abs(a[i*k+i]))
+		maxDiag = max(maxDiag, math.Abs(a[i*k+i]))
 	}
 	for i := 0; i < k; i++ {
 		a[i*k+i] += ridge(maxDiag)
@@ -393,7 +393,7 @@ func symNormFlat(a []float64, k int) float64 {
 		for j := 0; j < k; j++ {
 			s += math.Abs(a[min(i, j)*k+max(i, j)])
 		}
-		norm = math.Max(norm, s)
+		norm = max(norm, s)
 	}
 	return norm
 }
@@ -464,7 +464,7 @@ func solveFlatStrided(u []float64, k int, x []float64, inc int) {
 func addRidge(m *mat.SymDense, n int) {
 	maxDiag := 0.0
 	for k := 0; k < n; k++ {
-		maxDiag = math.Max(maxDiag, math.Abs(m.At(k, k)))
+		maxDiag = max(maxDiag, math.Abs(m.At(k, k)))
 	}
 	for k := 0; k < n; k++ {
 		m.SetSym(k, k, m.At(k, k)+ridge(maxDiag))

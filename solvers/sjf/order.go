@@ -22,6 +22,9 @@ type order struct {
 	snap    []*entry // in the last snapshot's order
 	byID    map[models.JobID]*entry
 	gen     int
+	// Work space: the storage of the previous snap and sorted, which the
+	// next step fills and swaps in.
+	spareSnap, spareSorted []*entry
 }
 
 // entry is one active job: its key and, for the decision being made, its
@@ -67,7 +70,7 @@ func (o *order) update(s *models.Snapshot) {
 func (o *order) step(s *models.Snapshot) bool {
 	o.gen++
 	var fresh []*entry
-	snap := make([]*entry, 0, len(s.Jobs))
+	snap := slices.Grow(o.spareSnap[:0], len(s.Jobs))
 	k := 0
 	for i := range s.Jobs {
 		j := &s.Jobs[i]
@@ -94,14 +97,15 @@ func (o *order) step(s *models.Snapshot) bool {
 			delete(o.byID, e.id)
 		}
 	}
-	o.snap = snap
+	clear(o.snap)
+	o.snap, o.spareSnap = snap, o.snap[:0]
 	kept := slices.DeleteFunc(o.sorted, func(e *entry) bool { return e.gen != o.gen })
 	if len(fresh) == 0 {
 		o.sorted = kept
 		return true
 	}
 	slices.SortFunc(fresh, compare)
-	merged := make([]*entry, 0, len(kept)+len(fresh))
+	merged := slices.Grow(o.spareSorted[:0], len(kept)+len(fresh))
 	a, b := 0, 0
 	for a < len(kept) && b < len(fresh) {
 		if compare(fresh[b], kept[a]) < 0 {
@@ -113,7 +117,8 @@ func (o *order) step(s *models.Snapshot) bool {
 		}
 	}
 	merged = append(append(merged, kept[a:]...), fresh[b:]...)
-	o.sorted = merged
+	clear(o.sorted[:cap(o.sorted)])
+	o.sorted, o.spareSorted = merged, o.sorted[:0]
 	return true
 }
 

@@ -39,7 +39,7 @@ const Summary = "non-preemptive shortest job first (Steps / best throughput), sk
 type SJF struct {
 	roundsOnly bool
 	order      order
-	run        []models.Assignment // the last Run returned, packed into again
+	pack       solvers.Packer // packs into the last Run returned
 }
 
 // Options are sjf's settings.
@@ -84,7 +84,8 @@ func (p *SJF) Triggers() models.Trigger {
 // job can wait while smaller ones keep starting (fairbench's choice; the
 // papers do not say).
 func (q *SJF) Allocate(s *models.Snapshot) (models.Allocation, error) {
-	p := solvers.NewPackerIn(s, q.run)
+	p := &q.pack
+	p.Reset(s)
 	for i := range s.Jobs {
 		if j := &s.Jobs[i]; j.Running() {
 			p.Stay(j)
@@ -93,8 +94,7 @@ func (q *SJF) Allocate(s *models.Snapshot) (models.Allocation, error) {
 	q.order.key = Duration
 	q.order.update(s)
 	p.PlaceSeqBy(q.order.waiting(s), p.Fastest, false)
-	q.run = p.Assignments()
-	return models.Allocation{Run: q.run}, nil
+	return models.Allocation{Run: p.Finish()}, nil
 }
 
 // Duration is j's total duration estimate in seconds: Steps divided by its

@@ -144,15 +144,16 @@ type Tiresias struct {
 	// prev holds the last decision's entries in its snapshot's order, where
 	// the next snapshot is expected to meet them again (entry.pos).
 	prev []*entry
-	// Work space kept between decisions (emptied after each, so that it
-	// holds no reference to a snapshot).
+	// Work space kept between decisions: this decision's entries in its
+	// snapshot's order (the next prev), the new jobs and the moved ones
+	// (each in snapshot order), the waiting part of a queue.
 	ents  []*entry
 	fresh []*entry
+	moves []*entry
 	wait  []*entry
-	order []*models.JobState
-	// run is the Run of the last allocation returned, whose storage the
-	// next decision packs into (solvers.Policy: the caller's until then).
-	run []models.Assignment
+	// pack packs into the Run of the last allocation returned
+	// (solvers.Policy: the caller's until the next decision).
+	pack solvers.Packer
 }
 
 // entry is one job's queue state.
@@ -167,12 +168,15 @@ type entry struct {
 	// while the job has run since that promotion (the simulator's
 	// last_pending_time).
 	waited time.Duration
-	// cur is the job in the snapshot being decided on (nil between
-	// decisions); seen is the decision (Tiresias.gen) that last saw it, and
-	// pos its index in that decision's snapshot.
-	cur  *models.JobState
-	seen int
-	pos  int
+	// seen is the decision (Tiresias.gen) that last saw the job, pos its
+	// index in that decision's snapshot, and running whether it ran just
+	// before that decision.
+	seen    int
+	pos     int
+	running bool
+	// to is the queue the job joins the end of at this decision, −1 when
+	// it stays where it is.
+	to int
 }
 
 var (
@@ -311,25 +315,45 @@ func (t *Tiresias) Allocate(s *models.Snapshot) (models.Allocation, error) {
 	// Find this snapshot's jobs among the tracked ones: the last decision's
 	// jobs come again in its order (the simulator's snapshots keep jobs in
 	// arrival order), so a job found where the last one found ended needs
-	// no lookup.
+	// no lookup. On the way, decide which jobs join the end of a queue:
+	// new jobs (a fresh arrival has no service, so Q0), then, in snapshot
+	// order, jobs demoted by their service since the last promotion and
+	// starved waiting jobs promoted to Q0 (a waiting job's waiting time
+	// grows by the time since the last decision).
 	ents := slices.Grow(t.ents[:0], len(s.Jobs))[:len(s.Jobs)]
+	fresh, moves := t.fresh[:0], t.moves[:0]
 	next := 0
 	for i := range s.Jobs {
 		j := &s.Jobs[i]
 		var e *entry
 		if next < len(t.prev) && t.prev[next].id == j.ID {
 			e = t.prev[next]
-		} else if e = t.jobs[j.ID]; e == nil {
+		} else {
+			e = t.jobs[j.ID]
+		}
+		if e == nil {
+			e = &entry{id: j.ID, seen: t.gen, pos: i, running: j.Running()}
+			e.to = t.level(t.service(j, e))
+			if j.Started() {
+				e.waited = max(0, s.Now-j.FirstRun-j.Executed)
+			}
+			t.jobs[j.ID] = e
+			ents[i] = e
+			fresh = append(fresh, e)
 			continue
 		}
 		next = e.pos + 1
-		e.cur, e.seen, e.pos = j, t.gen, i
+		e.seen, e.pos, e.running, e.to = t.gen, i, j.Running(), -1
 		ents[i] = e
+		if t.demoteOrPromote(j, e, dt) {
+			moves = append(moves, e)
+		}
 	}
 
 	// Drop finished jobs; within each queue move the running jobs ahead of
 	// the waiting ones, keeping their order (the simulator does this right
-	// after each decision; the jobs running now are the ones it chose).
+	// after each decision; the jobs running now are the ones it chose), and
+	// take out the jobs that join the end of another (or the same) queue.
 	wait := t.wait
 	for q, es := range t.queues {
 		run := es[:0] // the running ones, in place; then the waiting ones
@@ -339,7 +363,8 @@ func (t *Tiresias) Allocate(s *models.Snapshot) (models.Allocation, error) {
 			case e.seen != t.gen:
 				delete(t.jobs, e.id)
 				delete(t.typeOf, e.id)
-			case e.cur.Running():
+			case e.to >= 0:
+			case e.running:
 				run = append(run, e)
 			default:
 				wait = append(wait, e)
@@ -348,79 +373,60 @@ func (t *Tiresias) Allocate(s *models.Snapshot) (models.Allocation, error) {
 		t.queues[q] = append(run, wait...)
 		clear(es[len(t.queues[q]):])
 	}
-
-	// New jobs join the end of their queue, in arrival order (a fresh
-	// arrival has no service, so Q0).
-	fresh := t.fresh[:0]
-	for i := range s.Jobs {
-		if ents[i] != nil {
-			continue
-		}
-		j := &s.Jobs[i]
-		e := &entry{id: j.ID, cur: j, seen: t.gen, pos: i}
-		fresh = append(fresh, e)
-		e.queue = t.level(t.service(j, e))
-		if j.Started() {
-			e.waited = max(0, s.Now-j.FirstRun-j.Executed)
-		}
-		t.jobs[j.ID] = e
-		t.queues[e.queue] = append(t.queues[e.queue], e)
-	}
-
-	// Demote by service since the last promotion; count waiting time and
-	// promote starved jobs.
-	for i, e := range ents {
-		if e == nil {
-			continue
-		}
-		j := &s.Jobs[i]
-		if lvl := t.level(t.service(j, e)); lvl > e.queue {
-			t.move(e, lvl)
-		}
-		if j.Running() {
-			continue
-		}
-		ran := j.Executed - e.baseExecuted
-		if ran <= 0 {
-			continue
-		}
-		e.waited += dt
-		if t.knob > 0 && e.queue > 0 && e.waited >= time.Duration(t.knob*float64(ran)) {
-			e.baseAttained, e.baseExecuted, e.waited = j.Attained, j.Executed, 0
-			t.move(e, 0)
-		}
-	}
-	for _, e := range fresh {
-		ents[e.pos] = e
-	}
-	clear(fresh)
-	t.fresh = fresh[:0]
-
 	clear(wait[:cap(wait)])
 	t.wait = wait[:0]
-	order := slices.Grow(t.order[:0], len(s.Jobs))
-	for _, es := range t.queues {
+	for _, es := range [][]*entry{fresh, moves} {
 		for _, e := range es {
-			order = append(order, e.cur)
-			e.cur = nil // keep no reference to s after the call
+			e.queue, e.to = e.to, -1
+			t.queues[e.queue] = append(t.queues[e.queue], e)
 		}
+		clear(es)
 	}
+	t.fresh, t.moves = fresh[:0], moves[:0]
+
 	t.last, t.seen = s.Now, true
-	p := solvers.NewPackerIn(s, t.run)
+	p := &t.pack
+	p.Reset(s)
 	place := p.Stay
 	if t.perType {
 		place = func(j *models.JobState) bool { return p.Place(j, t.ownType) }
 	}
-	p.PlaceSeqBy(slices.Values(order), place, false)
-	clear(order)
-	t.order = order[:0]
+	order := func(yield func(*models.JobState) bool) {
+		for _, es := range t.queues {
+			for _, e := range es {
+				if !yield(&s.Jobs[e.pos]) {
+					return
+				}
+			}
+		}
+	}
+	p.PlaceSeqBy(order, place, false)
 	// This decision's entries are the next one's prev; the old prev, emptied
-	// whole (ents is read up to len(s.Jobs) as nil but for jobs found), is
-	// the next work space.
+	// whole (ents is read up to len(s.Jobs)), is the next work space.
 	clear(t.prev[:cap(t.prev)])
 	t.prev, t.ents = ents, t.prev[:0]
-	t.run = p.Assignments()
-	return models.Allocation{Run: t.run}, nil
+	return models.Allocation{Run: p.Finish()}, nil
+}
+
+// demoteOrPromote sets e.to, and reports true, when job j moves: down to
+// the queue its service since the last promotion reaches, or, waiting,
+// starved (its waiting time, grown by dt, at the starvation limit), back to
+// Q0 with its counters restarted.
+func (t *Tiresias) demoteOrPromote(j *models.JobState, e *entry, dt time.Duration) bool {
+	q := e.queue
+	if lvl := t.level(t.service(j, e)); lvl > q {
+		q, e.to = lvl, lvl
+	}
+	if !e.running {
+		if ran := j.Executed - e.baseExecuted; ran > 0 {
+			e.waited += dt
+			if t.knob > 0 && q > 0 && e.waited >= time.Duration(t.knob*float64(ran)) {
+				e.baseAttained, e.baseExecuted, e.waited = j.Attained, j.Executed, 0
+				e.to = 0
+			}
+		}
+	}
+	return e.to >= 0
 }
 
 // ownType is tiresias-pertype's chooser: the job's drawn type when it has
@@ -449,14 +455,4 @@ func mix(seed, x uint64) uint64 {
 	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9
 	z = (z ^ (z >> 27)) * 0x94d049bb133111eb
 	return z ^ (z >> 31)
-}
-
-// move takes e out of its queue and appends it to queue q.
-func (t *Tiresias) move(e *entry, q int) {
-	es := t.queues[e.queue]
-	if k := slices.Index(es, e); k >= 0 {
-		t.queues[e.queue] = slices.Delete(es, k, k+1)
-	}
-	e.queue = q
-	t.queues[q] = append(t.queues[q], e)
 }
