@@ -32,7 +32,7 @@ import (
 
 // maxBranchNodes bounds the relaxations one search solves; a search that
 // reaches it hands the MIP to the backend (SolveExactFast).
-const maxBranchNodes = 200
+const maxBranchNodes = 1000
 
 // searchEnd is how a search ended.
 type searchEnd int
@@ -51,6 +51,7 @@ type bbNode struct {
 	cost  float64
 	fill  int
 	f     *flow // the relaxation, when already solved
+	from  *flow // else the parent's, to solve it from (warm.go)
 }
 
 // branchSearch is one search's state.
@@ -113,14 +114,18 @@ func (s *branchSearch) visit(nd bbNode) bool {
 	}
 	s.nodes++
 	f := nd.f
-	if f == nil {
+	switch {
+	case f != nil:
+	case nd.from != nil:
+		f = nd.from.warmed(nd.sub)
+	default:
 		f = relax(nd.sub, s.root.ord)
 	}
 	need := s.k - nd.fill
 	if f.fill() < need {
 		return true // cannot fill K(t)
 	}
-	if s.pruned(nd.cost + f.bound(need)) {
+	if s.pruned(nd.cost + f.optimum()) {
 		return true
 	}
 	typ, split := f.round()
@@ -149,11 +154,11 @@ func (s *branchSearch) visit(nd bbNode) bool {
 	}
 	if j < 0 {
 		// Rounding noise fixed every split job: solve what is left anew.
-		nd.f = nil
+		nd.f, nd.from = nil, f
 		return s.visit(nd)
 	}
 	for _, i := range s.childTypes(nd, f, j, out[j]) {
-		if !s.visit(s.child(nd, j, i)) {
+		if !s.visit(s.child(nd, f, j, i)) {
 			return false
 		}
 	}
@@ -234,15 +239,16 @@ func (s *branchSearch) childTypes(nd bbNode, f *flow, j int, stay bool) []int {
 	return out
 }
 
-// child is nd with job j fixed on type i, or kept out (i = −1).
-func (s *branchSearch) child(nd bbNode, j, i int) bbNode {
+// child is nd with job j fixed on type i, or kept out (i = −1), to be
+// solved from nd's relaxation f.
+func (s *branchSearch) child(nd bbNode, f *flow, j, i int) bbNode {
 	t := s.in.Types
 	sub := &Instance{Types: t, Cap: nd.sub.Cap, Gang: s.in.Gang, Cost: s.in.Cost,
 		OK: append([]bool(nil), nd.sub.OK...)}
 	for k := range t {
 		sub.OK[j*t+k] = false
 	}
-	c := bbNode{sub: sub, fixed: nd.fixed, cost: nd.cost, fill: nd.fill}
+	c := bbNode{sub: sub, fixed: nd.fixed, cost: nd.cost, fill: nd.fill, from: f}
 	// A job kept out shares the parent's capacities and fixed types.
 	if i >= 0 {
 		sub.Cap = append([]int(nil), nd.sub.Cap...)

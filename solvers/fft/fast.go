@@ -2,6 +2,7 @@ package fft
 
 import (
 	"math"
+	"math/bits"
 	"slices"
 	"sort"
 )
@@ -23,7 +24,8 @@ import (
 // cheapest path "not running → type a → type b → … → a type with a free
 // GPU", where an arc a→b moves one unit of the job j currently on a with the
 // smallest c[j][b]/d_j − c[j][a]/d_j (each arc's jobs sorted by that once,
-// and a cursor per arc, so a path search costs O(types³), not O(jobs)). The
+// the valid ones marked in a bit set per arc, so the cheapest is the first
+// mark and a path search costs O(types³), not O(jobs)). The
 // per-unit path costs come out in non-decreasing order, which gives the
 // relaxation's optimum for every fill value at once (Bound).
 //
@@ -78,8 +80,18 @@ type flow struct {
 	units []int32 // units[j*nodes+a]: GPUs of job j at node a
 	load  []int   // GPUs in use per type
 	ord   *order  // the moves along each arc, cheapest first
-	cur   []int   // per arc a→b (a*t+b, a = t the idle node), see top
-	segs  []segment
+	// cand marks, per arc a→b (a*t+b, a = t the idle node), the jobs of
+	// the arc's order that are valid moves along it: bit c of the words
+	// cand[off[k]:off[k+1]] is set when job ord.arcs[k][c] has GPUs on a
+	// and may run on b. After them, for each type a (k = (t+1)*t + a),
+	// the jobs of the arc idle→a's order (cheapest per GPU on a first)
+	// that have GPUs on a.
+	cand []uint64
+	off  []int
+	segs []segment
+	// warm: the flow was solved from another's (warm.go), so segs do not
+	// start from zero flow and only the whole flow's cost is known.
+	warm bool
 }
 
 // perGPU is c[j][i]/d_j.
@@ -87,39 +99,55 @@ func (f *flow) perGPU(j, i int) float64 {
 	return f.in.Cost[j*f.t+i] / float64(f.in.Gang[j])
 }
 
-// arrive records that job j now has GPUs on type a: it becomes a candidate
-// for the arcs a→b, ahead of the arcs' cursors if need be.
-func (f *flow) arrive(j, a int) {
+// sync brings job j's marks on the arcs out of node a up to date: set
+// where it has GPUs on a and may run on the arc's head, clear elsewhere.
+func (f *flow) sync(j, a int) {
 	t := f.t
-	for b := range t {
-		if k := a*t + b; b != a {
-			if p := int(f.ord.pos[k][j]); p >= 0 && p < f.cur[k] {
-				f.cur[k] = p
+	on := f.units[j*f.nodes+a] > 0
+	if a < t {
+		if p := f.ord.pos[t*t+a][j]; p >= 0 {
+			w, bit := &f.cand[f.off[(t+1)*t+a]+int(p>>6)], uint64(1)<<(p&63)
+			if on {
+				*w |= bit
+			} else {
+				*w &^= bit
 			}
+		}
+	}
+	for b := range t {
+		if b == a {
+			continue
+		}
+		k := a*t + b
+		p := f.ord.pos[k][j]
+		if p < 0 {
+			continue
+		}
+		w, bit := &f.cand[f.off[k]+int(p>>6)], uint64(1)<<(p&63)
+		if on && f.in.OK[j*t+b] {
+			*w |= bit
+		} else {
+			*w &^= bit
 		}
 	}
 }
 
 // top is the cheapest valid move along a→b: the first job of the arc's
-// order that has GPUs on a and may run on b. Every job before the arc's
-// cursor is not valid (a unit never returns to the idle node, and a job
-// arriving on a type moves the cursors of its arcs back to it), so the
-// scan starts there.
+// order that has GPUs on a and may run on b, its first marked one.
 func (f *flow) top(a, b int) (entry, bool) {
 	k := a*f.t + b
-	jobs := f.ord.arcs[k]
-	for c := f.cur[k]; c < len(jobs); c++ {
-		j := int(jobs[c])
-		if f.units[j*f.nodes+a] > 0 && f.in.OK[j*f.t+b] {
-			f.cur[k] = c
-			key := f.perGPU(j, b)
-			if a != f.t {
-				key -= f.perGPU(j, a)
-			}
-			return entry{key, int32(j)}, true
+	words := f.cand[f.off[k]:f.off[k+1]]
+	for w, x := range words {
+		if x == 0 {
+			continue
 		}
+		j := int(f.ord.arcs[k][w<<6+bits.TrailingZeros64(x)])
+		key := f.perGPU(j, b)
+		if a != f.t {
+			key -= f.perGPU(j, a)
+		}
+		return entry{key, int32(j)}, true
 	}
-	f.cur[k] = len(jobs)
 	return entry{}, false
 }
 
@@ -138,6 +166,7 @@ func newOrder(in *Instance) *order {
 	t, n := in.Types, in.Jobs()
 	ord := &order{arcs: make([][]int32, (t+1)*t), pos: make([][]int32, (t+1)*t)}
 	var moves []entry
+	var rs radix
 	for a := range t + 1 {
 		for b := range t {
 			if a == b {
@@ -154,19 +183,7 @@ func newOrder(in *Instance) *order {
 				}
 				moves = append(moves, entry{key, int32(j)})
 			}
-			slices.SortFunc(moves, func(x, y entry) int {
-				if x.key != y.key {
-					if x.key < y.key {
-						return -1
-					}
-					return 1
-				}
-				return int(x.j - y.j)
-			})
-			jobs := make([]int32, len(moves))
-			for c, e := range moves {
-				jobs[c] = e.j
-			}
+			jobs := sortMoves(moves, &rs)
 			pos := make([]int32, n)
 			for j := range pos {
 				pos[j] = -1
@@ -227,16 +244,28 @@ func (o *order) restrict(jobs []int, n int) *order {
 func relax(in *Instance, ord *order) *flow {
 	t, n := in.Types, in.Jobs()
 	f := &flow{in: in, t: t, nodes: t + 1, units: make([]int32, n*(t+1)), load: make([]int, t),
-		ord: ord, cur: make([]int, (t+1)*t)}
+		ord: ord, off: make([]int, (t+2)*t+1)}
+	for k := range (t + 2) * t {
+		list := t*t + k%t // the marks of the jobs on a type: idle→a's order
+		if k < (t+1)*t {
+			list = k
+		}
+		f.off[k+1] = f.off[k] + (len(ord.arcs[list])+63)>>6
+	}
+	f.cand = make([]uint64, f.off[(t+2)*t])
 	idle := t
 	for j, d := range in.Gang {
 		f.units[j*f.nodes+idle] = int32(d)
+		f.sync(j, idle) // no job on a type yet
 	}
-	for k := range f.cur {
-		if k < idle*t {
-			f.cur[k] = len(ord.arcs[k]) // no job on a type yet
-		}
-	}
+	f.augment()
+	return f
+}
+
+// augment runs successive shortest paths from f's flow, which must be of
+// least cost for its value, to the maximum flow.
+func (f *flow) augment() {
+	in, t, idle := f.in, f.t, f.t
 	dist := make([]float64, f.nodes)
 	pred := make([]int, f.nodes)
 	predJ := make([]int32, f.nodes)
@@ -284,12 +313,12 @@ func relax(in *Instance, ord *order) *flow {
 			}
 		}
 		if best < 0 {
-			return f
+			return
 		}
 		path = path[:0]
 		for cur, steps := best, 0; cur != idle; steps++ {
 			if steps > f.nodes {
-				return f // a cycle from rounding noise: stop at this flow
+				return // a cycle from rounding noise: stop at this flow
 			}
 			path = append(path, arc{pred[cur], cur, int(predJ[cur])})
 			cur = pred[cur]
@@ -300,14 +329,14 @@ func relax(in *Instance, ord *order) *flow {
 		}
 		for _, p := range path {
 			f.units[p.j*f.nodes+p.a] -= int32(delta)
-			was := f.units[p.j*f.nodes+p.b]
 			f.units[p.j*f.nodes+p.b] += int32(delta)
-			if was == 0 {
-				f.arrive(p.j, p.b)
-			}
 		}
 		f.load[best] += delta
 		f.segs = append(f.segs, segment{delta, dist[best]})
+		for _, p := range path {
+			f.sync(p.j, p.a)
+			f.sync(p.j, p.b)
+		}
 		for _, p := range path {
 			f.cheapest(p.a, arcs[p.a*t:(p.a+1)*t])
 			f.cheapest(p.b, arcs[p.b*t:(p.b+1)*t])
@@ -425,7 +454,6 @@ func dive(in *Instance, f *flow) ([]int, bool) {
 	for j := range fixed {
 		fixed[j] = -1
 	}
-	ord := f.ord
 	for range maxDives {
 		typ, split := f.round()
 		if len(split) == 0 {
@@ -437,6 +465,8 @@ func dive(in *Instance, f *flow) ([]int, bool) {
 			return typ, true
 		}
 		sort.SliceStable(split, func(a, b int) bool { return in.Gang[split[a]] > in.Gang[split[b]] })
+		// A new instance each time: f's stays as it was for warmed.
+		sub = &Instance{Types: t, Cap: slices.Clone(sub.Cap), Gang: in.Gang, Cost: in.Cost, OK: slices.Clone(sub.OK)}
 		for _, s := range split {
 			most, at := 0, -1
 			for i := range t {
@@ -454,7 +484,7 @@ func dive(in *Instance, f *flow) ([]int, bool) {
 				sub.OK[s*t+at] = false
 			}
 		}
-		f = relax(sub, ord)
+		f = f.warmed(sub)
 	}
 	return nil, false
 }

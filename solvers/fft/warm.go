@@ -1,0 +1,243 @@
+package fft
+
+import (
+	"math"
+	"math/bits"
+	"slices"
+)
+
+// A node's relaxation from its parent's flow.
+//
+// A child of the search differs from its parent by a few jobs: the branch
+// fixes one on a type (its gang off that type's capacity) or keeps it out,
+// and reduced-cost fixing drops options and fixes the jobs left one. So
+// the parent's optimal flow, with the units on dropped options taken back
+// to "not running" and the excess of a type over its capacity taken off
+// its dearest jobs, is a flow of the child that is nearly optimal. It is
+// made of least cost for its value by cancelling negative cycles in the
+// residual graph, whose nodes are "not running", the types and the sink
+// (a type's free GPUs): moving a GPU of job j from a to b costs
+// c[j][b]/d_j − c[j][a]/d_j (the cheapest such j per pair of types, as in
+// the successive shortest paths), starting one of j's idle GPUs on b costs
+// c[j][b]/d_j, stopping one on a costs −c[j][a]/d_j (the dearest job on
+// a), a type with free GPUs reaches the sink and the sink every type with
+// GPUs in use, at no cost. With no negative cycle left the flow is of
+// least cost for its value (the optimality condition of min-cost flow),
+// and the successive shortest paths take it to the maximum flow, of least
+// cost: the child's relaxation, as solving it from zero flow would give,
+// up to which optimal vertex (the optimum is the same).
+
+// maxCancels bounds the cycles one warm start cancels before it gives up
+// and the relaxation is solved from zero flow.
+const maxCancels = 1000
+
+// warmed is the relaxation of child, an instance with f's jobs, costs and
+// gangs whose capacities and flags are at most f's instance's, solved from
+// f's flow (see above). f is left as it was.
+func (f *flow) warmed(child *Instance) *flow {
+	t := f.t
+	c := &flow{in: child, t: t, nodes: f.nodes, units: slices.Clone(f.units), load: slices.Clone(f.load),
+		ord: f.ord, cand: slices.Clone(f.cand), off: f.off, warm: true}
+	idle := t
+	for j := range child.Gang {
+		if slices.Equal(child.OK[j*t:(j+1)*t], f.in.OK[j*t:(j+1)*t]) {
+			continue
+		}
+		row := c.units[j*c.nodes : (j+1)*c.nodes]
+		for a := range t {
+			if row[a] > 0 && !child.OK[j*t+a] {
+				row[idle] += row[a]
+				c.load[a] -= int(row[a])
+				row[a] = 0
+			}
+		}
+		for a := range c.nodes {
+			c.sync(j, a)
+		}
+	}
+	for a := range t {
+		for c.load[a] > child.Cap[a] {
+			j, _ := c.dearest(a)
+			x := min(int(c.units[j*c.nodes+a]), c.load[a]-child.Cap[a])
+			c.units[j*c.nodes+a] -= int32(x)
+			c.units[j*c.nodes+idle] += int32(x)
+			c.load[a] -= x
+			c.sync(j, a)
+			c.sync(j, idle)
+		}
+	}
+	if !c.cancel() {
+		return relax(child, f.ord)
+	}
+	c.augment()
+	return c
+}
+
+// dearest is the job on type a with the largest c[j][a]/d_j (the last
+// marked job of a's order), false when a runs none.
+func (f *flow) dearest(a int) (int, bool) {
+	t := f.t
+	k := (t+1)*t + a
+	words := f.cand[f.off[k]:f.off[k+1]]
+	for w := len(words) - 1; w >= 0; w-- {
+		if x := words[w]; x != 0 {
+			return int(f.ord.arcs[t*t+a][w<<6+63-bits.LeadingZeros64(x)]), true
+		}
+	}
+	return -1, false
+}
+
+// residual is the residual graph of cancel over n = types + 2 nodes
+// ("not running" = types, the sink = types + 1): cost[a*n+b] of the
+// cheapest arc a→b (+Inf where none) and the job it moves.
+type residual struct {
+	n    int
+	cost []float64
+	job  []int32
+}
+
+// cancel cancels negative cycles of the residual graph (see above) until
+// none is left; false after maxCancels, or when no cycle can be traced.
+func (f *flow) cancel() bool {
+	n := f.t + 2
+	g := residual{n: n, cost: make([]float64, n*n), job: make([]int32, n*n)}
+	dist, pred := make([]float64, n), make([]int, n)
+	onCycle := make([]bool, n)
+	for range maxCancels {
+		f.arcs(&g)
+		last, ok := g.negativeCycle(dist, pred)
+		if !ok {
+			return false
+		}
+		if last < 0 {
+			return true
+		}
+		if !f.push(&g, pred, last, onCycle) {
+			return true // rounding noise
+		}
+	}
+	return false
+}
+
+// arcs fills g with f's residual arcs (see above).
+func (f *flow) arcs(g *residual) {
+	t, idle, n := f.t, f.t, g.n
+	sink := t + 1
+	for k := range g.cost {
+		g.cost[k] = math.Inf(1)
+	}
+	for a := range t + 1 {
+		for b := range t {
+			if a == b {
+				continue
+			}
+			if e, ok := f.top(a, b); ok {
+				g.cost[a*n+b], g.job[a*n+b] = e.key, e.j
+			}
+		}
+	}
+	for a := range t {
+		if j, ok := f.dearest(a); ok {
+			g.cost[a*n+idle], g.job[a*n+idle] = -f.perGPU(j, a), int32(j)
+			g.cost[sink*n+a] = 0
+		}
+		if f.load[a] < f.in.Cap[a] {
+			g.cost[a*n+sink] = 0
+		}
+	}
+}
+
+// negativeCycle is Bellman–Ford from every node at once: a change in the
+// n-th pass means a negative cycle, and walking back n steps from the
+// node changed lands on it. It returns that node, −1 when there is no
+// negative cycle, and false when the walk back breaks off (rounding noise).
+func (g *residual) negativeCycle(dist []float64, pred []int) (int, bool) {
+	n := g.n
+	for a := range dist {
+		dist[a], pred[a] = 0, -1
+	}
+	last := -1
+	for range n {
+		last = -1
+		for a := range n {
+			for b := range n {
+				if v := g.cost[a*n+b]; !math.IsInf(v, 1) {
+					if nd := dist[a] + v; nd < dist[b]-relaxTol*(1+math.Abs(nd)) {
+						dist[b], pred[b], last = nd, a, b
+					}
+				}
+			}
+		}
+		if last < 0 {
+			return -1, true
+		}
+	}
+	for range n {
+		if last = pred[last]; last < 0 {
+			return 0, false
+		}
+	}
+	return last, true
+}
+
+// push sends as many units as it can round the cycle through last (walked
+// backwards by pred); false when the cycle is not negative beyond rounding
+// noise or carries nothing.
+func (f *flow) push(g *residual, pred []int, last int, onCycle []bool) bool {
+	t, n, sink := f.t, g.n, f.t+1
+	clear(onCycle)
+	total, delta := 0.0, math.MaxInt
+	for b := last; !onCycle[b]; b = pred[b] {
+		onCycle[b] = true
+		a := pred[b]
+		total += g.cost[a*n+b]
+		switch {
+		case b == sink:
+			delta = min(delta, f.in.Cap[a]-f.load[a])
+		case a == sink:
+			delta = min(delta, f.load[b])
+		default:
+			delta = min(delta, int(f.units[int(g.job[a*n+b])*f.nodes+a]))
+		}
+	}
+	if total >= -relaxTol*(1+math.Abs(total)) || delta <= 0 {
+		return false
+	}
+	for b := last; onCycle[b]; b = pred[b] {
+		onCycle[b] = false
+		a := pred[b]
+		if a == sink || b == sink {
+			continue
+		}
+		j := int(g.job[a*n+b])
+		f.units[j*f.nodes+a] -= int32(delta)
+		f.units[j*f.nodes+b] += int32(delta)
+		if a < t {
+			f.load[a] -= delta
+		}
+		if b < t {
+			f.load[b] += delta
+		}
+		f.sync(j, a)
+		f.sync(j, b)
+	}
+	return true
+}
+
+// optimum is the relaxation's optimum with the fill row at its maximum
+// flow: bound(fill()) for a flow solved from zero, the cost of the whole
+// flow for a warm one.
+func (f *flow) optimum() float64 {
+	if !f.warm {
+		return f.bound(f.fill())
+	}
+	c := 0.0
+	for j := range f.in.Gang {
+		for a := range f.t {
+			if u := f.units[j*f.nodes+a]; u > 0 {
+				c += float64(u) * f.perGPU(j, a)
+			}
+		}
+	}
+	return c
+}
