@@ -68,11 +68,12 @@ GATE_OUT := out/gate
 # The property matrix of README.md and docs/property-matrix.md: the checker's
 # verdicts (exit 1 = a claim violated, expected) joined with every policy's
 # run on the default scenario.
-# PM_SCENARIO: the scenario of the efficiency columns; empty for the
-# built-in default scenario (500 jobs: nash-pa took 29 min of CPU there and
-# gavel-strategy-proof did not finish in 31 min; the rest about 5 min in all).
+# PM_SCENARIO: the scenario of the efficiency columns; empty (the default)
+# for the built-in default scenario (500 jobs: every policy in about 7 min of
+# CPU, the checker's matrix about 15 min more), or a scenario file such as
+# runs/testdata/golden/hetero.yaml.
 PM_OUT ?= out/property-matrix
-PM_SCENARIO ?= runs/testdata/golden/hetero.yaml
+PM_SCENARIO ?=
 property-matrix: build
 	./$(BIN) check --matrix --out $(PM_OUT) --quiet || test $$? -eq 1
 	./$(BIN) simulate $(PM_SCENARIO) --out $(PM_OUT)/runs
