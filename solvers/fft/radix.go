@@ -24,15 +24,7 @@ type radix struct {
 func sortMoves(moves []entry, rs *radix) []int32 {
 	n := len(moves)
 	if n < radixMin {
-		slices.SortFunc(moves, func(x, y entry) int {
-			switch {
-			case x.key < y.key:
-				return -1
-			case x.key > y.key:
-				return 1
-			}
-			return int(x.j - y.j)
-		})
+		slices.SortFunc(moves, compareMoves)
 		jobs := make([]int32, n)
 		for c, e := range moves {
 			jobs[c] = e.j
@@ -89,4 +81,15 @@ func grow[T any](s []T, n int) []T {
 		return make([]T, n)
 	}
 	return s[:n]
+}
+
+// compareMoves orders moves by key, ties by job: the order sortMoves gives.
+func compareMoves(x, y entry) int {
+	switch {
+	case x.key < y.key:
+		return -1
+	case x.key > y.key:
+		return 1
+	}
+	return int(x.j - y.j)
 }

@@ -24,15 +24,7 @@ func TestSortMovesMatchesComparisonSort(t *testing.T) {
 			moves[c] = entry{k, int32(c)}
 		}
 		want := slices.Clone(moves)
-		slices.SortStableFunc(want, func(x, y entry) int {
-			switch {
-			case x.key < y.key:
-				return -1
-			case x.key > y.key:
-				return 1
-			}
-			return int(x.j - y.j)
-		})
+		slices.SortStableFunc(want, compareMoves)
 		got := sortMoves(moves, &rs)
 		for c := range want {
 			if got[c] != want[c].j {
