@@ -73,7 +73,7 @@ type FTF struct {
 	tolerance float64
 	maxSteps  int
 	hist      map[models.JobID]ftfHist
-	carry     *ftfCarry // the last decision's bisection LP, for a warm first step
+	carry     *carried // the last decision's bisection LP, for a warm first step
 }
 
 // ftfHist is what FTF remembers of a job from the previous decision.
@@ -165,10 +165,19 @@ func (p *FTF) Allocate(s *models.Snapshot) (models.Allocation, error) {
 	// The steps' LPs differ only in s's coefficients: each starts from the
 	// previous one's basis (lp.Options.Warm).
 	// The first step starts from the previous decision's last basis,
-	// carried over by job (ftfCarry).
-	layout := ftfLayout(m, rows, sv)
-	warm := layout.start(p.carry, m)
-	defer func() { layout.basis, p.carry = warm, layout }()
+	// carried over by the job that represents each class (carried: only the
+	// vertex reached among tied optima can differ from a cold start, not
+	// the optimal value s, which decides each step).
+	sh := newShape(m, rows, sv, nil)
+	keys := make([]string, len(classes))
+	for c, cl := range classes {
+		keys[c] = strconv.Itoa(int(in.s.Jobs[cl.rep()].ID))
+	}
+	warm := &lp.Basis{}
+	if p.carry != nil {
+		warm = p.carry.start(m, sh, keys)
+	}
+	defer func() { p.carry = carry(m, sh, keys, *warm) }()
 	for step := 0; step < p.maxSteps && hi-lo > p.tolerance*hi; step++ {
 		rho := (lo + hi) / 2
 		for c, cl := range classes {

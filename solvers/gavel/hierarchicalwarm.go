@@ -91,9 +91,10 @@ func (ch *warmChain) solve(run *solver, m *model, sh shape, what string, k *carr
 	return res, err
 }
 
-// carried is a decision's first LP as the next decision's first LP starts
-// from it: its basis, and where each class's shares and rows were, by the
-// class's key.
+// carried is one decision's LP as the next decision's LP starts from it:
+// its basis, and where each class's shares and rows were, by the class's
+// key (gavel-hierarchical's first water-filling LP, by the classes' data;
+// gavel-ftf's last bisection step, by the job that represents each class).
 type carried struct {
 	basis   lp.Basis
 	class   map[string]int // key → class index in that LP

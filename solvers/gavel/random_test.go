@@ -151,7 +151,7 @@ func TestFTFObjectiveIsItsAllocations(t *testing.T) {
 	_ = fmt.Sprint
 }
 
-// The basis gavel-ftf carries from one decision to the next (ftfCarry)
+// The basis gavel-ftf carries from one decision to the next (carried)
 // changes where the first step's simplex starts, not the answer: two
 // policies that saw the same first decision, one of them made to forget the
 // basis, reach the same max ρ on the second within twice the bisection
