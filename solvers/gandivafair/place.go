@@ -43,14 +43,14 @@ func (st *state) home(d *decision, quantum bool) {
 		for k := range d.perGPU[u] {
 			d.perGPU[u][k] = 0
 			if d.homed[u][k] > 0 {
-				d.perGPU[u][k] = math.Min(1, d.share[u][k]/d.homed[u][k])
+				d.perGPU[u][k] = min(1, d.share[u][k]/d.homed[u][k])
 			}
 		}
 	}
 	st.mins.reset(len(st.srv), nT)
 	for _, j := range st.active {
 		if j.typ >= 0 {
-			st.retick(j, math.Max(minPerGPU, d.perGPU[j.user][j.typ])*float64(j.gang))
+			st.retick(j, max(minPerGPU, d.perGPU[j.user][j.typ])*float64(j.gang))
 		}
 	}
 	st.sumTickets()
@@ -152,7 +152,7 @@ func (m *minima) central(st *state, k int) (float64, bool) {
 func (st *state) rejoin() {
 	for i := range st.srv {
 		if sv := &st.srv[i]; sv.empty && len(sv.members) > 0 {
-			sv.pass = math.Max(sv.pass, st.cmin[sv.typ])
+			sv.pass = max(sv.pass, st.cmin[sv.typ])
 		}
 	}
 }
@@ -173,7 +173,7 @@ func (st *state) join(j *job, i int) {
 func (st *state) leave(j *job) {
 	if j.srv >= 0 {
 		sv := &st.srv[j.srv]
-		j.lead = math.Max(0, j.pass-minPass(sv.members))
+		j.lead = max(0, j.pass-minPass(sv.members))
 		sv.members = slices.DeleteFunc(sv.members, func(x *job) bool { return x == j })
 		sv.tickets -= j.tickets
 		sv.load = sv.tickets / float64(sv.gpus)
@@ -182,7 +182,7 @@ func (st *state) leave(j *job) {
 	}
 	if j.typ >= 0 {
 		if m, ok := st.centralMin(j.typ); ok {
-			j.lead = math.Max(0, j.pass-m)
+			j.lead = max(0, j.pass-m)
 		}
 		st.large[j.typ] = slices.DeleteFunc(st.large[j.typ], func(x *job) bool { return x == j })
 	}
