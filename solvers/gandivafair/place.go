@@ -301,8 +301,8 @@ func (t *movers) pick(from []bool) (best, to int, bk moveKey) {
 	best = -1
 	for i := range t.ms {
 		m := &t.ms[i]
-		if m.typ < 0 || !from[m.typ] {
-			continue
+		if m.typ < 0 || !from[m.typ] || t.gains.top[m.gi] <= t.gains.thr[m.typ] {
+			continue // no move passes (gainTable.top)
 		}
 		if !m.aimed {
 			m.aim(t.share, t.oracle)
@@ -333,6 +333,7 @@ func (t *movers) move(i, b int, share, homed []float64) {
 	homed[b] += m.gang
 	t.gains.update(a, share, homed)
 	t.gains.update(b, share, homed)
+	t.gains.tops()
 	m.typ, m.aimed = b, false
 }
 
@@ -427,10 +428,13 @@ func (t *movers) of(js []*job, share, homed []float64, oracle bool) {
 // (where D_a > g). A move changes D on two types only, whose figures are
 // then computed again (update); the same expressions give the same values.
 type gainTable struct {
-	gangs        []float64
-	pa, thr      []float64 // [a]
-	pb, over     []float64 // [k·len(gangs) + gi]
-	overOK       []bool    // [a·len(gangs) + gi]: D_a > g
+	gangs    []float64
+	pa, thr  []float64 // [a]
+	pb, over []float64 // [k·len(gangs) + gi]
+	overOK   []bool    // [a·len(gangs) + gi]: D_a > g
+	// top[gi] is the largest pb[·][gi] (NaN if one is): a job of gang
+	// gangs[gi] on type a has no move that passes when top[gi] ≤ thr[a].
+	top          []float64
 	share, homed []float64
 }
 
@@ -446,6 +450,19 @@ func (t *gainTable) reset(gangs, share, homed []float64) {
 	t.overOK = t.overOK[:nT*nG]
 	for k := range nT {
 		t.update(k, share, homed)
+	}
+	t.tops()
+}
+
+// tops sets top from pb.
+func (t *gainTable) tops() {
+	nG := len(t.gangs)
+	t.top = grow(t.top, nG)
+	for gi := range t.top {
+		t.top[gi] = math.Inf(-1)
+		for k := gi; k < len(t.pb); k += nG {
+			t.top[gi] = max(t.top[gi], t.pb[k])
+		}
 	}
 }
 
