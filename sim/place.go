@@ -215,8 +215,8 @@ func placeOf(c *models.Cluster, gpus []int) models.Placement {
 // gradient accumulation.
 func (e *engine) base(p placement) float64 {
 	j := p.job
-	g, ok := e.rounds.typeIdx[p.typ]
-	if p.accum > 1 || !ok {
+	g := e.cfg.Cluster.TypeIndex(p.typ) // rounds.typeIdx's index
+	if p.accum > 1 || g < 0 {
 		b, _ := e.cfg.AccumThroughput(&j.spec, p.typ, p.place, p.accum)
 		return b
 	}

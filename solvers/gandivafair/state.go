@@ -45,6 +45,7 @@ type state struct {
 	waiting  []*job
 	base     []float64
 	order    []*job
+	keyed    []passKey // byPass' work space
 	// The Run of the last allocation returned and the slab its GPU lists
 	// were cut from, which the next decision cuts from again
 	// (solvers.Policy: the caller's until then).

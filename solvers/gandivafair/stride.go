@@ -337,24 +337,38 @@ func (st *state) runLocal(i int) {
 
 // byPass lists js by pass (minus base[j.srv] when base is given) and then
 // snapshot position. The list is valid until the next call (no caller
-// calls it again while walking it).
+// calls it again while walking it). Positions differ, so the order is total
+// and any sort gives it; each job's key is read once, beside it.
 func (st *state) byPass(js []*job, base []float64) []*job {
-	clear(st.order)
-	out := append(st.order[:0], js...)
-	st.order = out
-	key := func(j *job) float64 {
+	keyed := st.keyed[:0]
+	for _, j := range js {
+		k := j.pass
 		if base != nil {
-			return j.pass - base[j.srv]
+			k -= base[j.srv]
 		}
-		return j.pass
+		keyed = append(keyed, passKey{k, j.pos, j})
 	}
-	slices.SortStableFunc(out, func(a, b *job) int {
-		if c := cmp.Compare(key(a), key(b)); c != 0 {
+	slices.SortFunc(keyed, func(a, b passKey) int {
+		if c := cmp.Compare(a.pass, b.pass); c != 0 {
 			return c
 		}
 		return int(a.pos - b.pos)
 	})
+	clear(st.order)
+	out := st.order[:0]
+	for _, e := range keyed {
+		out = append(out, e.j)
+	}
+	clear(keyed)
+	st.order, st.keyed = out, keyed[:0]
 	return out
+}
+
+// passKey is a job with byPass's sort key.
+type passKey struct {
+	pass float64
+	pos  int32
+	j    *job
 }
 
 // keepRunning keeps every running job on its GPUs between quanta.
