@@ -301,13 +301,13 @@ func (t *movers) pick(from []bool) (best, to int, bk moveKey) {
 	best = -1
 	for i := range t.ms {
 		m := &t.ms[i]
-		if m.typ < 0 || !from[m.typ] || t.gains.top[m.gi] <= t.gains.thr[m.typ] {
-			continue // no move passes (gainTable.top)
+		if m.typ < 0 || !from[m.typ] || !t.gains.some(m.gi, m.running, m.typ) {
+			continue
 		}
 		if !m.aimed {
 			m.aim(t.share, t.oracle)
 		}
-		if !m.movable {
+		if !m.movable || (best >= 0 && !m.mayBeat(bk)) {
 			continue
 		}
 		for _, c := range m.targets {
@@ -351,6 +351,29 @@ type mover struct {
 	movable bool
 	targets []target // the types it may move to from typ, in j.can's order
 	aimed   bool     // movable and targets are set for typ (aim, when pick first needs them)
+	// top[p] is the largest ratio of its targets whose profile flag is
+	// p == 1 (−∞ when none; NaN if one is), for mayBeat.
+	top [2]float64
+}
+
+// mayBeat reports whether a move of m might be better than a move with key
+// bk (moveKey.better): false only where every target of m fails that test
+// whatever its gain, by its waiting and profile flags or by a ratio more
+// than eps below bk's.
+func (m *mover) mayBeat(bk moveKey) bool {
+	switch {
+	case m.running == bk.waiting: // only a waiting job can beat a waiting one's move
+		return !m.running
+	case !bk.profile && m.top[1] != math.Inf(-1):
+		return true // a target completing a profile beats bk
+	}
+	p := 0
+	if bk.profile {
+		p = 1
+	}
+	// better's own ratio test: where the largest ratio fails it, so does
+	// every smaller one (IEEE subtraction is monotone).
+	return !(math.Abs(m.top[p]-bk.ratio) > eps && m.top[p] < bk.ratio)
 }
 
 // target is a type b a mover may move to from its home type a, with what
@@ -369,6 +392,7 @@ func (m *mover) aim(share []float64, oracle bool) {
 	m.aimed = true
 	m.movable = a >= 0 && (oracle || j.known[a])
 	m.targets = m.targets[:0]
+	m.top = [2]float64{math.Inf(-1), math.Inf(-1)}
 	if a < 0 {
 		return
 	}
@@ -380,6 +404,11 @@ func (m *mover) aim(share []float64, oracle bool) {
 		if j.known[a] && j.known[b] {
 			c.ratio = j.tput[b] / j.tput[a]
 		}
+		p := 0
+		if c.profile {
+			p = 1
+		}
+		m.top[p] = max(m.top[p], c.ratio)
 		m.targets = append(m.targets, c)
 	}
 }
@@ -480,6 +509,18 @@ func (t *gainTable) update(k int, share, homed []float64) {
 			t.over[k*nG+gi] = share[k]/(homed[k]-g) - eps
 		}
 	}
+}
+
+// some reports whether a move of a job of gang gangs[gi] (running or not)
+// from type a might pass: gain's tests with top[gi], the largest pb of any
+// type, in place of pb (false only where every type fails them).
+func (t *gainTable) some(gi int, running bool, a int) bool {
+	nG := len(t.gangs)
+	top := t.top[gi]
+	if top <= t.thr[a] {
+		return false
+	}
+	return !(running && t.overOK[a*nG+gi] && top < t.over[a*nG+gi])
 }
 
 // gain is what moving a job of gang t.gangs[gi] (running or not) from type
