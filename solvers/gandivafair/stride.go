@@ -323,7 +323,17 @@ func (st *state) stick() {
 // the GPUs still free, else skipped.
 func (st *state) runLocal(i int) {
 	sv := &st.srv[i]
-	order := st.byPass(sv.members, nil)
+	// Only jobs without a plan can start: the others are left out of the
+	// order (between quanta, the running ones), which keeps the rest's.
+	waiting := st.waiting[:0]
+	for _, j := range sv.members {
+		if len(j.plan) == 0 {
+			waiting = append(waiting, j)
+		}
+	}
+	order := st.byPass(waiting, nil)
+	clear(waiting)
+	st.waiting = waiting[:0]
 	for _, j := range order {
 		if sv.free == 0 {
 			break
