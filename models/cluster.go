@@ -107,10 +107,15 @@ func (c *Cluster) Validate() error {
 	return nil
 }
 
+// index builds the lookup tables once (kept small so that the accessors
+// below inline it).
 func (c *Cluster) index() {
-	if c.first != nil {
-		return
+	if c.first == nil {
+		c.build()
 	}
+}
+
+func (c *Cluster) build() {
 	c.first = make([]int, len(c.Servers)+1)
 	for i, s := range c.Servers {
 		c.first[i+1] = c.first[i] + s.GPUs
