@@ -304,6 +304,9 @@ func (t *movers) pick(from []bool) (best, to int, bk moveKey) {
 		if m.typ < 0 || !from[m.typ] || !t.gains.some(m.gi, m.running, m.typ) {
 			continue
 		}
+		if m.running && best >= 0 && bk.waiting {
+			continue // mayBeat's first test, before aiming
+		}
 		if !m.aimed {
 			m.aim(t.share, t.oracle)
 		}
