@@ -38,7 +38,6 @@ type state struct {
 	// measureSpeeds).
 	changedS, changedR []bool
 	num, den           []float64 // means' work space
-	got                [][]int   // gpus' work space: per active job, its GPUs
 	// schedule's work space (see central, takeServers, backfill, byPass)
 	entities []entity
 	cands    []int
