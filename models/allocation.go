@@ -200,6 +200,7 @@ func (c *Checker) run(s *Snapshot, run []Assignment, colocate bool) error {
 	var owners []gpuOwners // per GPU, made ready at the first named GPU
 	at := c.at[:0]         // made ready with owners
 	sharerOf := func(k int32) sharer { return sharer{&s.Jobs[at[k]], run[k].Accum} }
+	total := s.Cluster.TotalGPUs()
 	next := 0
 	for ai, as := range run {
 		i, ok := c.find(s, as.Job, next)
@@ -246,17 +247,19 @@ func (c *Checker) run(s *Snapshot, run []Assignment, colocate bool) error {
 			c.at = at
 		}
 		at[ai] = int32(i)
-		for k, g := range as.GPUs {
-			if g < 0 || g >= s.Cluster.TotalGPUs() {
+		for _, g := range as.GPUs {
+			if g < 0 || g >= total {
 				return &Violation{Constraint: "gpu index", Job: as.Job, Detail: fmt.Sprintf("GPU %d does not exist", g)}
 			}
-			if t := s.Cluster.TypeOfGPU(g); t != as.Type {
-				return &Violation{Constraint: "gpu type", Job: as.Job, Type: as.Type, Detail: fmt.Sprintf("GPU %d is a %s", g, t)}
+			// t is as.Type's index (−1 for a type without GPUs).
+			if s.Cluster.TypeIndexOfGPU(g) != t {
+				return &Violation{Constraint: "gpu type", Job: as.Job, Type: as.Type, Detail: fmt.Sprintf("GPU %d is a %s", g, s.Cluster.TypeOfGPU(g))}
 			}
-			if slices.Contains(as.GPUs[:k], g) {
+			o := owners[g].list()
+			if len(o) > 0 && o[len(o)-1] == int32(ai) { // this assignment named it already
 				return &Violation{Constraint: "gang", Job: as.Job, Type: as.Type, Detail: fmt.Sprintf("GPU %d named twice", g)}
 			}
-			if o := owners[g].list(); len(o) > 0 {
+			if len(o) > 0 {
 				first := sharerOf(o[0])
 				switch {
 				case !colocate:

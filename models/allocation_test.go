@@ -47,6 +47,9 @@ func feasibleCases() []feasibleCase {
 		{"twice", run(Assignment{Job: 1, Type: "K80"}, Assignment{Job: 1, Type: "V100"}), "one placement per job"},
 		{"gang size", run(Assignment{Job: 1, Type: "V100", GPUs: []int{0}}), "1 GPUs named for a gang of 2"},
 		{"wrong type", run(Assignment{Job: 1, Type: "V100", GPUs: []int{0, 4}}), "GPU 4 is a K80"},
+		{"no such GPU", run(Assignment{Job: 1, Type: "V100", GPUs: []int{0, 99}}), "GPU 99 does not exist"},
+		{"named twice", run(Assignment{Job: 1, Type: "V100", GPUs: []int{2, 2}}), "GPU 2 named twice"},
+		{"named twice, shared", Allocation{Colocate: true, Run: []Assignment{{Job: 3, Type: "V100", GPUs: []int{1}}, {Job: 1, Type: "V100", GPUs: []int{1, 1}}}}, "GPU 1 named twice"},
 		{"double booked", run(Assignment{Job: 1, Type: "V100", GPUs: []int{0, 1}}, Assignment{Job: 3, Type: "V100", GPUs: []int{1}}), "GPU 1 also given to job 1"},
 		{"share without colocate", Allocation{Run: []Assignment{{Job: 1, Type: "V100", GPUs: []int{0, 1}}, {Job: 3, Type: "V100", GPUs: []int{1}}}}, "double-booked"},
 		// Job 1 (no memory figure) beside job 3 (14 GB) on a 16 GB V100: fits.

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 )
 
@@ -53,6 +54,7 @@ type Cluster struct {
 	// and must then not be changed.
 	first   []int          // first GPU index of each server
 	server  []int          // server of each GPU
+	gtype   []int          // index in TypeNames of each GPU's type
 	capac   map[string]int // GPUs per type
 	maxSrv  map[string]int // largest server per type
 	ordered []string       // TypeNames
@@ -105,10 +107,15 @@ func (c *Cluster) Validate() error {
 	return nil
 }
 
+// index builds the lookup tables once (kept small so that the accessors
+// below inline it).
 func (c *Cluster) index() {
-	if c.first != nil {
-		return
+	if c.first == nil {
+		c.build()
 	}
+}
+
+func (c *Cluster) build() {
 	c.first = make([]int, len(c.Servers)+1)
 	for i, s := range c.Servers {
 		c.first[i+1] = c.first[i] + s.GPUs
@@ -139,6 +146,10 @@ func (c *Cluster) index() {
 		}
 		return a < b
 	})
+	c.gtype = make([]int, len(c.server))
+	for g, i := range c.server {
+		c.gtype[g] = slices.Index(c.ordered, c.Servers[i].Type)
+	}
 }
 
 // TotalGPUs is the number of GPUs in the cluster.
@@ -152,6 +163,9 @@ func (c *Cluster) ServerOf(g int) int { c.index(); return c.server[g] }
 
 // TypeOfGPU is the type name of GPU g.
 func (c *Cluster) TypeOfGPU(g int) string { return c.Servers[c.ServerOf(g)].Type }
+
+// TypeIndexOfGPU is the index in TypeNames() of GPU g's type.
+func (c *Cluster) TypeIndexOfGPU(g int) int { c.index(); return c.gtype[g] }
 
 // Type returns the GPU type with the given name.
 func (c *Cluster) Type(name string) (GPUType, bool) {

@@ -59,6 +59,7 @@ type placer struct {
 	free   []bool
 	rest   []int
 	fresh  []int
+	named  []int   // placeFast's assignments naming GPUs
 	picked [][]int // placeFast's GPUs for its fresh jobs
 	out    []Slot
 	from   []int

@@ -21,11 +21,15 @@ import (
 // on their type, sometimes with their GPUs named or their gradient
 // accumulation switched, moves others to another type, starts waiting jobs
 // on random types, and (share) sometimes puts a waiting job on a running
-// job's GPUs. An allocation that models.Feasible refuses is retried without
-// named GPUs and accumulation, and else is empty.
+// job's GPUs. With name set it also names, for most jobs it places anew,
+// GPUs of its own choosing (not named yet in the allocation: they may be
+// those of a running job kept without named GPUs, which then moves), and
+// for most jobs it keeps on their type, the GPUs they hold, as gandiva-fair
+// does. An allocation that models.Feasible refuses is retried without named
+// GPUs and accumulation, and else is empty.
 type churn struct {
-	rng   *rand.Rand
-	share bool
+	rng         *rand.Rand
+	share, name bool
 }
 
 func (p *churn) Name() string             { return "churn" }
@@ -37,9 +41,19 @@ func (p *churn) Allocate(s *models.Snapshot) (models.Allocation, error) {
 	for _, g := range s.Cluster.TypeNames() {
 		free[g] = s.Cluster.Capacity(g)
 	}
+	named := make([]bool, s.Cluster.TotalGPUs())
 	take := func(j *models.JobState, g string, gpus []int, accum int) bool {
 		if free[g] < j.Gang || s.Throughput(&j.Job, g) <= 0 {
 			return false
+		}
+		if p.name && gpus == nil && rng.Intn(4) != 0 {
+			gpus = p.choose(s, named, g, j.Gang)
+		}
+		if slices.ContainsFunc(gpus, func(g int) bool { return named[g] }) {
+			gpus = nil // named already: placed by the simulator
+		}
+		for _, g := range gpus {
+			named[g] = true
 		}
 		free[g] -= j.Gang
 		a.Run = append(a.Run, models.Assignment{Job: j.ID, Type: g, GPUs: gpus, Accum: accum})
@@ -60,7 +74,7 @@ func (p *churn) Allocate(s *models.Snapshot) (models.Allocation, error) {
 				k = accum
 			}
 			var gpus []int
-			if rng.Intn(4) == 0 {
+			if rng.Intn(4) == 0 || (p.name && rng.Intn(4) != 0) {
 				gpus = j.LastGPUs
 			}
 			if take(j, j.LastType, gpus, k) {
@@ -98,6 +112,18 @@ func (p *churn) Allocate(s *models.Snapshot) (models.Allocation, error) {
 	return a, nil
 }
 
+// choose is gang GPUs of type g not named yet, at random.
+func (p *churn) choose(s *models.Snapshot, named []bool, g string, gang int) []int {
+	var gpus []int
+	for _, k := range p.rng.Perm(len(named)) {
+		if len(gpus) < gang && !named[k] && s.Cluster.TypeOfGPU(k) == g {
+			gpus = append(gpus, k)
+		}
+	}
+	slices.Sort(gpus)
+	return gpus
+}
+
 // watched runs a policy and checks the engine's bookkeeping at each of its
 // decisions.
 type watched struct {
@@ -105,6 +131,11 @@ type watched struct {
 	e       *engine
 	checked int
 	failure string
+	// namedFast counts the allocations naming GPUs that were placed by
+	// marks (lastNamed: the last allocation named GPUs; byMarks: the
+	// engine's count of places by marks before it).
+	namedFast, byMarks int
+	lastNamed          bool
 }
 
 func (w *watched) Triggers() models.Trigger       { return solvers.TriggersOf(w.Policy) }
@@ -115,7 +146,13 @@ func (w *watched) Allocate(s *models.Snapshot) (models.Allocation, error) {
 		w.failure = fmt.Sprintf("t=%v: %v", s.Now, err)
 	}
 	w.checked++
-	return w.Policy.Allocate(s)
+	if w.lastNamed && w.e.byMarks > w.byMarks {
+		w.namedFast++
+	}
+	a, err := w.Policy.Allocate(s)
+	w.lastNamed = slices.ContainsFunc(a.Run, func(a models.Assignment) bool { return len(a.GPUs) > 0 })
+	w.byMarks = w.e.byMarks
+	return a, err
 }
 
 // checkBookkeeping recomputes from the GPUs' occupants what the engine keeps
@@ -218,6 +255,7 @@ func withAccum(cfg *Config) {
 // recomputation from the GPUs' occupants.
 func TestIncrementalPlacementMatchesGeneral(t *testing.T) {
 	fast, unplaced := 0, 0 // places by marks, and placements without a figure
+	namedFast, declined := 0, 0
 	moves := map[EventKind]int{}
 	for seed := int64(0); seed < 48; seed++ {
 		rng := rand.New(rand.NewSource(seed))
@@ -239,7 +277,7 @@ func TestIncrementalPlacementMatchesGeneral(t *testing.T) {
 			case 5:
 				return sharing{}
 			}
-			return &churn{rng: rand.New(rand.NewSource(seed)), share: share}
+			return &churn{rng: rand.New(rand.NewSource(seed)), share: share, name: seed%3 == 1}
 		}
 		logA, resA, wA := runWatched(t, cfg, policy(), false)
 		logB, resB, wB := runWatched(t, cfg, policy(), true)
@@ -257,7 +295,9 @@ func TestIncrementalPlacementMatchesGeneral(t *testing.T) {
 		if a, b := fmt.Sprintf("%+v", resA), fmt.Sprintf("%+v", resB); a != b {
 			t.Fatalf("seed %d (%s): the results differ", seed, wA.Name())
 		}
-		fast += wA.e.marks
+		fast += wA.e.byMarks
+		namedFast += wA.namedFast
+		declined += wA.e.marks - wA.e.byMarks
 		unplaced += resA.Summary.Unplaced
 		for _, k := range []EventKind{Preempt, Migrate, Resume, Rate} {
 			moves[k] += strings.Count(logA, "Kind:"+string(k)+" ")
@@ -265,6 +305,12 @@ func TestIncrementalPlacementMatchesGeneral(t *testing.T) {
 	}
 	if fast == 0 {
 		t.Error("no decision was placed by marks: the incremental path went untested")
+	}
+	if namedFast == 0 {
+		t.Error("no allocation naming GPUs was placed by marks")
+	}
+	if declined == 0 {
+		t.Error("placeFast never declined: GPUs named that a kept job holds went untested")
 	}
 	if unplaced == 0 {
 		t.Error("no placement lacked a figure: that path went untested")
@@ -274,7 +320,8 @@ func TestIncrementalPlacementMatchesGeneral(t *testing.T) {
 			t.Errorf("no %s event in any run: that path went untested", k)
 		}
 	}
-	t.Logf("%d places by marks, %d placements without a figure; events %v", fast, unplaced, moves)
+	t.Logf("%d places by marks (%d naming GPUs, %d declined), %d placements without a figure; events %v",
+		fast, namedFast, declined, unplaced, moves)
 }
 
 // firstDiff is the first line where two logs differ, with both versions.

@@ -24,9 +24,16 @@ type placement struct {
 // out of the list and marked instead (placeFast); apply reads both.
 func (e *engine) place(run []models.Assignment, pairs [][2]models.JobID) ([]placement, error) {
 	e.keep = 0
-	if len(pairs) == 0 && e.shared == 0 && !e.general && !namesGPUs(run) {
-		return e.placeFast(run)
+	if len(pairs) == 0 && e.shared == 0 && !e.general {
+		if ps, ok, err := e.placeFast(run); ok || err != nil {
+			return ps, err
+		}
 	}
+	return e.placeGeneral(run, pairs)
+}
+
+// placeGeneral is place by PlaceGangs, every placement listed.
+func (e *engine) placeGeneral(run []models.Assignment, pairs [][2]models.JobID) ([]placement, error) {
 	jobs, hold := e.placer.jobs[:0], e.placer.hold[:0]
 	for _, a := range run {
 		j := e.jobOf(a.Job)
@@ -47,56 +54,70 @@ func (e *engine) place(run []models.Assignment, pairs [][2]models.JobID) ([]plac
 			kept = append(kept, p)
 			continue
 		}
-		p.place = placeOf(e.cfg.Cluster, p.gpus)
-		p.base = e.base(p)
-		if p.base <= 0 {
-			e.unplaced++
-			continue
-		}
-		kept = append(kept, p)
+		kept, _ = e.priced(kept, p)
 	}
 	return kept, nil
 }
 
-// namesGPUs reports whether an assignment of run names its GPUs.
-func namesGPUs(run []models.Assignment) bool {
-	for i := range run {
-		if len(run[i].GPUs) > 0 {
-			return true
-		}
+// priced appends p to ps with its placement and figure, and reports
+// whether it did: not when p has no figure (the job does not run this time,
+// Summary.Unplaced).
+func (e *engine) priced(ps []placement, p placement) ([]placement, bool) {
+	p.place = placeOf(e.cfg.Cluster, p.gpus)
+	if p.base = e.base(p); p.base <= 0 {
+		e.unplaced++
+		return ps, false
 	}
-	return false
+	return append(ps, p), true
 }
 
-// placeFast is place for assignments that name no GPUs while no GPU holds
-// two jobs, where most of them usually leave a job where it runs: PlaceGangs
-// would keep every running job assigned to its own type on its GPUs (they
-// are all free for it), and pick GPUs for the others, largest gang first,
-// among the GPUs that no job holds or that a job not kept leaves. A kept job
-// with its gradient-accumulation setting unchanged is not listed: it is
-// marked (job.kept = engine.keep), so the work of a decision grows with the
-// jobs whose assignment changed, not with the jobs running. The placements
-// listed, and their order, are place's general path's without those.
-func (e *engine) placeFast(run []models.Assignment) ([]placement, error) {
+// placeFast is place while no GPU holds two jobs, where most assignments
+// usually leave a job where it runs: PlaceGangs would keep every running
+// job assigned to its own type, without GPUs named or naming the GPUs it
+// holds, on its GPUs (they are all free for it), put the jobs whose
+// assignments name other GPUs there, and pick GPUs for the others, largest
+// gang first, among the GPUs that no job holds or that a job not kept
+// leaves, less the GPUs named. A kept job with its gradient-accumulation
+// setting unchanged is not listed: it is marked (job.kept = engine.keep),
+// so the work of a decision grows with the jobs whose assignment changed,
+// not with the jobs running. The placements listed, and their order, are
+// place's general path's without those. It declines (false) when named GPUs
+// are held by a job kept without naming them (PlaceGangs would move that
+// job).
+func (e *engine) placeFast(run []models.Assignment) ([]placement, bool, error) {
 	e.marks++
 	mark := e.marks
 	p := &e.placer
-	fresh, changed := p.fresh[:0], p.rest[:0] // indices into run
-	kept := 0                                 // running jobs kept on their GPUs
+	// Indices into run: assignments naming GPUs that are not kept as they
+	// are (other GPUs, or a new setting), kept ones with a new setting, and
+	// the rest to place.
+	named, changed, fresh := p.named[:0], p.rest[:0], p.fresh[:0]
+	kept, moved := 0, false // running jobs kept on their GPUs; GPUs named for others
 	for i := range run {
 		a := &run[i]
 		j := e.jobOf(a.Job)
-		if !j.running() || j.typ != a.Type {
+		switch {
+		case len(a.GPUs) > 0 && !(j.running() && j.typ == a.Type && equalGPUs(a.GPUs, j.gpus)):
+			named, moved = append(named, i), true
+			continue
+		case len(a.GPUs) == 0 && (!j.running() || j.typ != a.Type):
 			fresh = append(fresh, i)
 			continue
 		}
 		kept++
 		j.kept = mark
-		if a.Accum != j.accum {
+		switch {
+		case a.Accum == j.accum:
+		case len(a.GPUs) > 0:
+			named = append(named, i)
+		default:
 			changed = append(changed, i)
 		}
 	}
-	p.fresh, p.rest = fresh, changed
+	p.named, p.rest, p.fresh = named, changed, fresh
+	if moved && e.namedKept(run, named, mark) {
+		return nil, false, nil
+	}
 	var picked [][]int
 	if len(fresh) > 0 {
 		if p.free == nil {
@@ -113,13 +134,18 @@ func (e *engine) placeFast(run []models.Assignment) ([]placement, error) {
 				}
 			}
 		}
+		for _, i := range named {
+			for _, g := range run[i].GPUs {
+				free[g] = false
+			}
+		}
 		gang := func(i int) int { return e.jobOf(run[i].Job).spec.Gang }
 		slices.SortStableFunc(fresh, func(a, b int) int { return gang(b) - gang(a) })
 		picked = p.picked[:0]
 		for _, i := range fresh {
 			gpus := p.pick(free, p.serversOf(run[i].Type), gang(i))
 			if gpus == nil {
-				return nil, fmt.Errorf("placement: no %d free %s GPUs for job %d", gang(i), run[i].Type, run[i].Job)
+				return nil, true, fmt.Errorf("placement: no %d free %s GPUs for job %d", gang(i), run[i].Type, run[i].Job)
 			}
 			picked = append(picked, gpus)
 		}
@@ -127,29 +153,54 @@ func (e *engine) placeFast(run []models.Assignment) ([]placement, error) {
 	}
 	ps := p.kept[:0]
 	defer func() { p.kept = ps }()
-	for _, i := range changed {
-		j := e.jobOf(run[i].Job)
-		pl := placement{job: j, typ: j.typ, gpus: j.gpus, accum: run[i].Accum, place: placeOf(e.cfg.Cluster, j.gpus)}
-		if pl.base = e.base(pl); pl.base <= 0 {
-			e.unplaced++
-			j.kept = 0 // it does not run: apply takes its GPUs
-			continue
+	// A kept job with a new setting that has no figure does not run: apply
+	// takes its GPUs.
+	resettle := func(j *job, accum int) {
+		var ok bool
+		if ps, ok = e.priced(ps, placement{job: j, typ: j.typ, gpus: j.gpus, accum: accum}); !ok {
+			j.kept = 0
 		}
-		ps = append(ps, pl)
+	}
+	for _, i := range named {
+		a := &run[i]
+		if j := e.jobOf(a.Job); j.kept == mark {
+			resettle(j, a.Accum)
+		} else {
+			ps, _ = e.priced(ps, placement{job: j, typ: a.Type, gpus: slices.Clone(a.GPUs), accum: a.Accum})
+		}
+	}
+	for _, i := range changed {
+		resettle(e.jobOf(run[i].Job), run[i].Accum)
 	}
 	for k, i := range fresh {
-		pl := placement{job: e.jobOf(run[i].Job), typ: run[i].Type, gpus: picked[k], accum: run[i].Accum}
-		pl.place = placeOf(e.cfg.Cluster, pl.gpus)
-		if pl.base = e.base(pl); pl.base <= 0 {
-			e.unplaced++
-			continue
-		}
-		ps = append(ps, pl)
+		ps, _ = e.priced(ps, placement{job: e.jobOf(run[i].Job), typ: run[i].Type, gpus: picked[k], accum: run[i].Accum})
 	}
 	clear(picked)
 	e.keep = mark
-	return ps, nil
+	e.byMarks++
+	return ps, true, nil
 }
+
+// namedKept reports whether a GPU named by an assignment of named whose job
+// is not kept (mark) is held by a kept job.
+func (e *engine) namedKept(run []models.Assignment, named []int, mark int) bool {
+	for _, i := range named {
+		if e.jobOf(run[i].Job).kept == mark {
+			continue
+		}
+		for _, g := range run[i].GPUs {
+			for _, o := range e.occ[g] {
+				if o.kept == mark {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// equalGPUs reports whether a and b list the same GPUs in the same order.
+func equalGPUs(a, b []int) bool { return sameSlice(a, b) || slices.Equal(a, b) }
 
 // placeOf is Consolidated when gpus lie on one server, else Spread.
 func placeOf(c *models.Cluster, gpus []int) models.Placement {
@@ -164,8 +215,8 @@ func placeOf(c *models.Cluster, gpus []int) models.Placement {
 // gradient accumulation.
 func (e *engine) base(p placement) float64 {
 	j := p.job
-	g, ok := e.rounds.typeIdx[p.typ]
-	if p.accum > 1 || !ok {
+	g := e.cfg.Cluster.TypeIndex(p.typ) // rounds.typeIdx's index
+	if p.accum > 1 || g < 0 {
 		b, _ := e.cfg.AccumThroughput(&j.spec, p.typ, p.place, p.accum)
 		return b
 	}

@@ -47,9 +47,11 @@ type engine struct {
 	dirty  []*job
 	// keep is the mark (job.kept) of the running jobs that the last place
 	// left on their GPUs as they are, 0 when it marked none (see placeFast);
-	// marks counts the marks handed out. general makes place take its
-	// general path always (tests compare the two).
+	// marks counts the marks handed out, byMarks the places placeFast
+	// completed. general makes place take its general path always (tests
+	// compare the two).
 	keep, marks int
+	byMarks     int
 	general     bool
 	users       []string
 	userIdx     map[string]int

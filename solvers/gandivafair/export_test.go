@@ -15,7 +15,8 @@ import (
 // Received > 0; lastKnown only where it is known on its last type), its
 // rows of speeds and terms, and each user's speeds and speedups: those not due to be
 // measured again (changedS, changedR) are the means over its jobs now, in
-// job order, bit for bit.
+// job order, bit for bit; and every homed job's tickets, its user's per-GPU
+// tickets on its type in this decision times its gang.
 func (p *GandivaFair) CheckBookkeeping(s *models.Snapshot) error {
 	st := p.st
 	nU, nT := len(st.users), len(st.types)
@@ -46,6 +47,13 @@ func (p *GandivaFair) CheckBookkeeping(s *models.Snapshot) error {
 		}
 		if j.lastKnown && (j.lastTyp < 0 || !j.known[j.lastTyp]) {
 			return fmt.Errorf("job %d: lastKnown, but not known on its last type %d", sj.ID, j.lastTyp)
+		}
+	}
+	if d := st.lastD; d != nil {
+		for _, j := range st.active {
+			if want := max(minPerGPU, d.perGPU[j.user][max(j.typ, 0)]) * float64(j.gang); j.typ >= 0 && j.tickets != want {
+				return fmt.Errorf("job %d: %v tickets, want %v (its user's per-GPU tickets on its type)", j.id, j.tickets, want)
+			}
 		}
 	}
 	if len(st.jobs) != len(s.Jobs) {

@@ -108,10 +108,10 @@ func (m *Market) run(out []Trade, work *[]holder) []Trade {
 				p := hs[1].r
 				v, buyerBound := m.volume(b.u, s.u, sl, f, p)
 				if v > eps {
-					m.Share[b.u][sl] = math.Max(0, m.Share[b.u][sl]-p*v)
+					m.Share[b.u][sl] = max(0, m.Share[b.u][sl]-p*v)
 					m.Share[b.u][f] += v
 					m.Share[s.u][sl] += p * v
-					m.Share[s.u][f] = math.Max(0, m.Share[s.u][f]-v)
+					m.Share[s.u][f] = max(0, m.Share[s.u][f]-v)
 					out = append(out, Trade{Buyer: m.Users[b.u], Seller: m.Users[s.u], Slow: m.Types[sl], Fast: m.Types[f],
 						Volume: v, Price: p, BuyerSpeedup: b.r, SellerSpeedup: s.r, buyer: b.u, seller: s.u})
 				}
@@ -131,7 +131,7 @@ func (m *Market) run(out []Trade, work *[]holder) []Trade {
 func (m *Market) volume(b, s, slow, fast int, p float64) (float64, bool) {
 	v, buyer := m.Share[b][slow]/p, true
 	lim := func(x float64, isBuyer bool) {
-		x = math.Max(0, x)
+		x = max(0, x)
 		if x < v {
 			v, buyer = x, isBuyer
 		}

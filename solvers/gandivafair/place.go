@@ -43,14 +43,14 @@ func (st *state) home(d *decision, quantum bool) {
 		for k := range d.perGPU[u] {
 			d.perGPU[u][k] = 0
 			if d.homed[u][k] > 0 {
-				d.perGPU[u][k] = math.Min(1, d.share[u][k]/d.homed[u][k])
+				d.perGPU[u][k] = min(1, d.share[u][k]/d.homed[u][k])
 			}
 		}
 	}
 	st.mins.reset(len(st.srv), nT)
 	for _, j := range st.active {
 		if j.typ >= 0 {
-			st.retick(j, math.Max(minPerGPU, d.perGPU[j.user][j.typ])*float64(j.gang))
+			st.retick(j, max(minPerGPU, d.perGPU[j.user][j.typ])*float64(j.gang))
 		}
 	}
 	st.sumTickets()
@@ -152,7 +152,7 @@ func (m *minima) central(st *state, k int) (float64, bool) {
 func (st *state) rejoin() {
 	for i := range st.srv {
 		if sv := &st.srv[i]; sv.empty && len(sv.members) > 0 {
-			sv.pass = math.Max(sv.pass, st.cmin[sv.typ])
+			sv.pass = max(sv.pass, st.cmin[sv.typ])
 		}
 	}
 }
@@ -173,7 +173,7 @@ func (st *state) join(j *job, i int) {
 func (st *state) leave(j *job) {
 	if j.srv >= 0 {
 		sv := &st.srv[j.srv]
-		j.lead = math.Max(0, j.pass-minPass(sv.members))
+		j.lead = max(0, j.pass-minPass(sv.members))
 		sv.members = slices.DeleteFunc(sv.members, func(x *job) bool { return x == j })
 		sv.tickets -= j.tickets
 		sv.load = sv.tickets / float64(sv.gpus)
@@ -182,7 +182,7 @@ func (st *state) leave(j *job) {
 	}
 	if j.typ >= 0 {
 		if m, ok := st.centralMin(j.typ); ok {
-			j.lead = math.Max(0, j.pass-m)
+			j.lead = max(0, j.pass-m)
 		}
 		st.large[j.typ] = slices.DeleteFunc(st.large[j.typ], func(x *job) bool { return x == j })
 	}
@@ -301,13 +301,16 @@ func (t *movers) pick(from []bool) (best, to int, bk moveKey) {
 	best = -1
 	for i := range t.ms {
 		m := &t.ms[i]
-		if m.typ < 0 || !from[m.typ] {
+		if m.typ < 0 || !from[m.typ] || !t.gains.some(m.gi, m.running, m.typ) {
 			continue
+		}
+		if m.running && best >= 0 && bk.waiting {
+			continue // mayBeat's first test, before aiming
 		}
 		if !m.aimed {
 			m.aim(t.share, t.oracle)
 		}
-		if !m.movable {
+		if !m.movable || (best >= 0 && !m.mayBeat(bk)) {
 			continue
 		}
 		for _, c := range m.targets {
@@ -333,6 +336,7 @@ func (t *movers) move(i, b int, share, homed []float64) {
 	homed[b] += m.gang
 	t.gains.update(a, share, homed)
 	t.gains.update(b, share, homed)
+	t.gains.tops()
 	m.typ, m.aimed = b, false
 }
 
@@ -350,6 +354,29 @@ type mover struct {
 	movable bool
 	targets []target // the types it may move to from typ, in j.can's order
 	aimed   bool     // movable and targets are set for typ (aim, when pick first needs them)
+	// top[p] is the largest ratio of its targets whose profile flag is
+	// p == 1 (−∞ when none; NaN if one is), for mayBeat.
+	top [2]float64
+}
+
+// mayBeat reports whether a move of m might be better than a move with key
+// bk (moveKey.better): false only where every target of m fails that test
+// whatever its gain, by its waiting and profile flags or by a ratio more
+// than eps below bk's.
+func (m *mover) mayBeat(bk moveKey) bool {
+	switch {
+	case m.running == bk.waiting: // only a waiting job can beat a waiting one's move
+		return !m.running
+	case !bk.profile && m.top[1] != math.Inf(-1):
+		return true // a target completing a profile beats bk
+	}
+	p := 0
+	if bk.profile {
+		p = 1
+	}
+	// better's own ratio test: where the largest ratio fails it, so does
+	// every smaller one (IEEE subtraction is monotone).
+	return !(math.Abs(m.top[p]-bk.ratio) > eps && m.top[p] < bk.ratio)
 }
 
 // target is a type b a mover may move to from its home type a, with what
@@ -368,6 +395,7 @@ func (m *mover) aim(share []float64, oracle bool) {
 	m.aimed = true
 	m.movable = a >= 0 && (oracle || j.known[a])
 	m.targets = m.targets[:0]
+	m.top = [2]float64{math.Inf(-1), math.Inf(-1)}
 	if a < 0 {
 		return
 	}
@@ -379,6 +407,11 @@ func (m *mover) aim(share []float64, oracle bool) {
 		if j.known[a] && j.known[b] {
 			c.ratio = j.tput[b] / j.tput[a]
 		}
+		p := 0
+		if c.profile {
+			p = 1
+		}
+		m.top[p] = max(m.top[p], c.ratio)
 		m.targets = append(m.targets, c)
 	}
 }
@@ -427,10 +460,13 @@ func (t *movers) of(js []*job, share, homed []float64, oracle bool) {
 // (where D_a > g). A move changes D on two types only, whose figures are
 // then computed again (update); the same expressions give the same values.
 type gainTable struct {
-	gangs        []float64
-	pa, thr      []float64 // [a]
-	pb, over     []float64 // [k·len(gangs) + gi]
-	overOK       []bool    // [a·len(gangs) + gi]: D_a > g
+	gangs    []float64
+	pa, thr  []float64 // [a]
+	pb, over []float64 // [k·len(gangs) + gi]
+	overOK   []bool    // [a·len(gangs) + gi]: D_a > g
+	// top[gi] is the largest pb[·][gi] (NaN if one is): a job of gang
+	// gangs[gi] on type a has no move that passes when top[gi] ≤ thr[a].
+	top          []float64
 	share, homed []float64
 }
 
@@ -446,6 +482,19 @@ func (t *gainTable) reset(gangs, share, homed []float64) {
 	t.overOK = t.overOK[:nT*nG]
 	for k := range nT {
 		t.update(k, share, homed)
+	}
+	t.tops()
+}
+
+// tops sets top from pb.
+func (t *gainTable) tops() {
+	nG := len(t.gangs)
+	t.top = grow(t.top, nG)
+	for gi := range t.top {
+		t.top[gi] = math.Inf(-1)
+		for k := gi; k < len(t.pb); k += nG {
+			t.top[gi] = max(t.top[gi], t.pb[k])
+		}
 	}
 }
 
@@ -463,6 +512,18 @@ func (t *gainTable) update(k int, share, homed []float64) {
 			t.over[k*nG+gi] = share[k]/(homed[k]-g) - eps
 		}
 	}
+}
+
+// some reports whether a move of a job of gang gangs[gi] (running or not)
+// from type a might pass: gain's tests with top[gi], the largest pb of any
+// type, in place of pb (false only where every type fails them).
+func (t *gainTable) some(gi int, running bool, a int) bool {
+	nG := len(t.gangs)
+	top := t.top[gi]
+	if top <= t.thr[a] {
+		return false
+	}
+	return !(running && t.overOK[a*nG+gi] && top < t.over[a*nG+gi])
 }
 
 // gain is what moving a job of gang t.gangs[gi] (running or not) from type

@@ -134,7 +134,7 @@ func sameTrades(a, b []Trade) bool {
 	if len(a) != len(b) {
 		return false
 	}
-	close := func(x, y float64) bool { return math.Abs(x-y) <= MarketTolerance*math.Max(math.Abs(x), math.Abs(y)) }
+	close := func(x, y float64) bool { return math.Abs(x-y) <= MarketTolerance*max(math.Abs(x), math.Abs(y)) }
 	for i := range a {
 		if a[i].buyer != b[i].buyer || a[i].seller != b[i].seller || a[i].Slow != b[i].Slow || a[i].Fast != b[i].Fast ||
 			!close(a[i].Volume, b[i].Volume) || !close(a[i].Price, b[i].Price) {

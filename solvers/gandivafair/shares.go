@@ -85,7 +85,7 @@ func waterFillTypes(share [][]float64, caps, weights, demand []float64, runnable
 	copy(left, demand)
 	for k, c := range caps {
 		for u := range want {
-			want[u] = math.Max(0, math.Min(runnable[u][k], left[u]))
+			want[u] = max(0, min(runnable[u][k], left[u]))
 		}
 		for u, x := range models.WaterFill(c, weights, want) {
 			share[u][k] = x

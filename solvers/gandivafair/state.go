@@ -38,13 +38,13 @@ type state struct {
 	// measureSpeeds).
 	changedS, changedR []bool
 	num, den           []float64 // means' work space
-	got                [][]int   // gpus' work space: per active job, its GPUs
 	// schedule's work space (see central, takeServers, backfill, byPass)
 	entities []entity
 	cands    []int
 	waiting  []*job
 	base     []float64
 	order    []*job
+	keyed    []passKey // byPass' work space
 	// The Run of the last allocation returned and the slab its GPU lists
 	// were cut from, which the next decision cuts from again
 	// (solvers.Policy: the caller's until then).
@@ -580,7 +580,7 @@ func (st *state) finish(s *models.Snapshot, d *decision, quantum bool) {
 func minPass(js []*job) float64 {
 	m := math.Inf(1)
 	for _, j := range js {
-		m = math.Min(m, j.pass)
+		m = min(m, j.pass)
 	}
 	return m
 }
@@ -598,11 +598,11 @@ func (st *state) homeMin(i int) float64 {
 func (st *state) centralMin(k int) (float64, bool) {
 	m, ok := math.Inf(1), false
 	for _, j := range st.large[k] {
-		m, ok = math.Min(m, j.pass), true
+		m, ok = min(m, j.pass), true
 	}
 	for _, i := range st.tsrv[k] {
 		if len(st.srv[i].members) > 0 {
-			m, ok = math.Min(m, st.srv[i].pass), true
+			m, ok = min(m, st.srv[i].pass), true
 		}
 	}
 	return m, ok

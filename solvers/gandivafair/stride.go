@@ -12,6 +12,10 @@ import (
 // stride schedulers decide afresh; otherwise running jobs keep their GPUs and
 // only free GPUs are filled.
 func (st *state) schedule(s *models.Snapshot, quantum bool) []models.Assignment {
+	if n := s.Cluster.TotalGPUs(); len(st.taken) != n {
+		st.taken = make([]bool, n)
+	}
+	clear(st.taken) // see gpus
 	st.rejoin()
 	for i := range st.srv {
 		sv := &st.srv[i]
@@ -47,7 +51,7 @@ func (st *state) schedule(s *models.Snapshot, quantum bool) []models.Assignment 
 	for i := range st.srv {
 		st.srv[i].wasLocal = !st.srv[i].taken
 	}
-	return st.gpus(s)
+	return st.gpus(quantum)
 }
 
 // central is type k's central stride scheduler over its large jobs and the
@@ -323,7 +327,17 @@ func (st *state) stick() {
 // the GPUs still free, else skipped.
 func (st *state) runLocal(i int) {
 	sv := &st.srv[i]
-	order := st.byPass(sv.members, nil)
+	// Only jobs without a plan can start: the others are left out of the
+	// order (between quanta, the running ones), which keeps the rest's.
+	waiting := st.waiting[:0]
+	for _, j := range sv.members {
+		if len(j.plan) == 0 {
+			waiting = append(waiting, j)
+		}
+	}
+	order := st.byPass(waiting, nil)
+	clear(waiting)
+	st.waiting = waiting[:0]
 	for _, j := range order {
 		if sv.free == 0 {
 			break
@@ -337,24 +351,38 @@ func (st *state) runLocal(i int) {
 
 // byPass lists js by pass (minus base[j.srv] when base is given) and then
 // snapshot position. The list is valid until the next call (no caller
-// calls it again while walking it).
+// calls it again while walking it). Positions differ, so the order is total
+// and any sort gives it; each job's key is read once, beside it.
 func (st *state) byPass(js []*job, base []float64) []*job {
-	clear(st.order)
-	out := append(st.order[:0], js...)
-	st.order = out
-	key := func(j *job) float64 {
+	keyed := st.keyed[:0]
+	for _, j := range js {
+		k := j.pass
 		if base != nil {
-			return j.pass - base[j.srv]
+			k -= base[j.srv]
 		}
-		return j.pass
+		keyed = append(keyed, passKey{k, j.pos, j})
 	}
-	slices.SortStableFunc(out, func(a, b *job) int {
-		if c := cmp.Compare(key(a), key(b)); c != 0 {
+	slices.SortFunc(keyed, func(a, b passKey) int {
+		if c := cmp.Compare(a.pass, b.pass); c != 0 {
 			return c
 		}
 		return int(a.pos - b.pos)
 	})
+	clear(st.order)
+	out := st.order[:0]
+	for _, e := range keyed {
+		out = append(out, e.j)
+	}
+	clear(keyed)
+	st.order, st.keyed = out, keyed[:0]
 	return out
+}
+
+// passKey is a job with byPass's sort key.
+type passKey struct {
+	pass float64
+	pos  int32
+	j    *job
 }
 
 // keepRunning keeps every running job on its GPUs between quanta.
@@ -380,6 +408,9 @@ func (st *state) keepRunning() {
 			a = b
 		}
 		j.kept = true
+		for _, g := range j.last {
+			st.taken[g] = true
+		}
 	}
 }
 
@@ -458,59 +489,39 @@ func (st *state) backfill(k int) {
 // gpus turns the plans into assignments with explicit GPUs: a job whose plan
 // matches where it runs now keeps its GPUs (no restore cost); the others take
 // the lowest free GPUs of their planned servers. Assignments come in
-// snapshot order, GPUs ascending.
-func (st *state) gpus(s *models.Snapshot) []models.Assignment {
-	if n := s.Cluster.TotalGPUs(); len(st.taken) != n {
-		st.taken = make([]bool, n)
-	}
+// snapshot order, GPUs ascending. Between quanta the jobs that keep their
+// GPUs are those keepRunning kept, whose GPUs it marked taken (a job it did
+// not keep fails the same test: its plan came from elsewhere); at a quantum
+// start they are found here.
+func (st *state) gpus(quantum bool) []models.Assignment {
 	taken := st.taken
-	clear(taken)
-	got := slices.Grow(st.got[:0], len(st.active))[:len(st.active)]
-	clear(got)
-	planned, width := 0, 0
-	for n, j := range st.active {
-		if len(j.plan) == 0 {
-			j.last = nil // it does not run: nothing below reads its GPUs
-			j.setLastTyp()
-			continue
-		}
-		planned++
-		// A kept job's plan is its GPUs' servers (keepRunning); another
-		// keeps its GPUs if its plan puts as many on each server.
-		if !j.kept {
-			w := 0
-			for _, u := range j.plan {
-				w += u.n
-			}
-			width += w
-			if !j.running() || j.lastTyp != j.typ || len(j.last) != j.gang || !st.sameServers(j) {
+	if quantum {
+		for _, j := range st.active {
+			if len(j.plan) == 0 || !j.running() || j.lastTyp != j.typ || len(j.last) != j.gang || !st.sameServers(j) {
 				continue
 			}
-		}
-		got[n] = j.last
-		for _, g := range got[n] {
-			taken[g] = true
+			j.kept = true
+			for _, g := range j.last {
+				taken[g] = true
+			}
 		}
 	}
 	// A job that keeps its GPUs is assigned its own list (j.last, which the
 	// policy replaces rather than changes; the caller only reads it). The
 	// others' GPUs are cut from one slab, each with its length as its
-	// capacity, so that appending to one never touches another. The slab
+	// capacity, so that appending to one never touches another (the slab
+	// holds every GPU at most once, so it is never reallocated). The slab
 	// and the Run are the last decision's storage, grown where needed.
-	slab := slices.Grow(st.slab[:0], width)
-	cut := func(from int) []int {
-		if len(slab) == from {
-			return nil
-		}
-		return slab[from:len(slab):len(slab)]
-	}
-	run := slices.Grow(st.run[:0], planned)
-	for n, j := range st.active {
+	slab := slices.Grow(st.slab[:0], len(taken))
+	run := slices.Grow(st.run[:0], len(st.active))
+	for _, j := range st.active {
 		if len(j.plan) == 0 {
+			j.last = nil // it does not run
+			j.setLastTyp()
 			continue
 		}
-		from := len(slab)
-		if got[n] == nil {
+		if !j.kept {
+			from := len(slab)
 			for _, u := range j.plan {
 				sv := &st.srv[u.srv]
 				for g, c := sv.first, 0; g < sv.first+sv.gpus && c < u.n; g++ {
@@ -521,19 +532,20 @@ func (st *state) gpus(s *models.Snapshot) []models.Assignment {
 					}
 				}
 			}
-			got[n] = cut(from)
-			slices.Sort(got[n])
-			run = append(run, models.Assignment{Job: j.id, Type: st.types[j.typ], GPUs: got[n]})
-			if !slices.Equal(got[n], j.last) {
-				j.last = slices.Clone(got[n])
+			var got []int
+			if len(slab) > from {
+				got = slab[from:len(slab):len(slab)]
 			}
+			slices.Sort(got)
+			if !slices.Equal(got, j.last) {
+				j.last = slices.Clone(got)
+			}
+			run = append(run, models.Assignment{Job: j.id, Type: st.types[j.typ], GPUs: got})
 		} else {
 			run = append(run, models.Assignment{Job: j.id, Type: st.types[j.typ], GPUs: j.last})
 		}
 		j.setLastTyp()
 	}
-	clear(got)
-	st.got = got
 	st.run, st.slab = run, slab
 	return run
 }
