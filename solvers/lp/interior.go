@@ -203,6 +203,10 @@ type ipmProblem struct {
 // variables excludes its constant (infeasible).
 func newIPMProblem(p *Problem, cp Copies) (*ipmProblem, error) {
 	q := &ipmProblem{p: p, fixed: make([]float64, len(p.Vars))}
+	// Capacity for every row: a bound per variable, each row twice (ranges).
+	nr := 2 * (len(p.Vars) + len(p.Rows))
+	q.rows, q.h, q.w = make([][]Term, 0, nr), make([]float64, 0, nr), make([]float64, 0, nr)
+	q.free, q.c, q.v = make([]int, 0, len(p.Vars)), make([]float64, 0, len(p.Vars)), make([]float64, 0, len(p.Vars))
 	idx := make([]int, len(p.Vars))
 	for j, v := range p.Vars {
 		idx[j] = -1
@@ -304,9 +308,10 @@ func (q *ipmProblem) equilibrate() []float64 {
 	for k := range e {
 		e[k] = 1
 	}
+	colMax, rowMax := make([]float64, n), make([]float64, m)
 	for range ipmEquilRounds {
-		colMax := make([]float64, n)
-		rowMax := make([]float64, m)
+		clear(colMax)
+		clear(rowMax)
 		for i, r := range q.rows {
 			for _, t := range r {
 				a := math.Abs(t.Coef / max(1, q.v[t.Var]/q.w[i]))
@@ -578,15 +583,11 @@ func (k *ipmKKT) normalSolve(q *ipmProblem, rhs, x []float64) []float64 {
 // less; a failed one leaves more than the right-hand side).
 const arrowTrust = 1e-8
 
-// refinedSolve is normalSolve by the factorisation in force, refined while
-// the residual's largest entry shrinks, at most ipmRefine rounds; a round
-// that made it larger is undone (as ECOS's kkt_solve does; Domahidi et al.
-// 2013). ECOS also stops once the residual is below 1e-14 of the
-// right-hand side or a round gains less than 6-fold; on the normal
-// equations, whose condition number is the square of that of ECOS's KKT
-// system, either stop moves the answer along a degenerate LP's optimal face
-// by 1e-5 (TestInteriorCopiesAndPermutations) and the outcomes of the
-// Gavel-reference traces by 0.1%. It returns the relative residual
+// refinedSolve is normalSolve by the factorisation in force, refined as
+// ECOS's kkt_solve refines (Domahidi et al. 2013): at most ipmRefine
+// rounds, stopping once the residual's largest entry is below ipmSolveAcc
+// of the right-hand side's or a round shrank it less than ipmRefineGain-fold,
+// and undoing a round that made it larger. It returns the relative residual
 // ‖rhs − N·x‖∞ / (1 + ‖rhs‖∞) of the answer.
 func (k *ipmKKT) refinedSolve(q *ipmProblem, rhs, x []float64) float64 {
 	sol, ok := k.fact.solve(rhs)
@@ -615,7 +616,7 @@ func (k *ipmKKT) refinedSolve(q *ipmProblem, rhs, x []float64) float64 {
 			}
 			return prev / bnorm
 		}
-		if round == ipmRefine || e == prev || e == 0 {
+		if round == ipmRefine || e == prev || e <= ipmSolveAcc*bnorm || prev < ipmRefineGain*e {
 			return e / bnorm
 		}
 		prev = e
@@ -628,8 +629,17 @@ func (k *ipmKKT) refinedSolve(q *ipmProblem, rhs, x []float64) float64 {
 	}
 }
 
-// ipmRefine is the most refinement rounds of a solve.
-const ipmRefine = 8
+// The refinement's limits: ipmRefine rounds at most; stop below
+// ipmSolveAcc relative residual (ECOS's LINSYSACC) or when a round gains
+// less than ipmRefineGain (ECOS's IRERRFACT). The two stops leave about one
+// round a solve where refining while the residual shrinks took three, and
+// move a degenerate LP's answer along its optimal face by about 1e-5 (the
+// iterates' accuracy there; docs/algorithms/gavel.md, "Which optimum").
+const (
+	ipmRefine     = 8
+	ipmSolveAcc   = 1e-14
+	ipmRefineGain = 6
+)
 
 // normInf is the largest absolute entry of v.
 func normInf(v []float64) float64 {

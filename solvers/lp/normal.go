@@ -47,9 +47,6 @@ const (
 	maxBlock  = 24
 	maxBorder = 16
 	maxWide   = 32
-	// denseBelow is the size under which the dense factorisation is used
-	// whatever the structure.
-	denseBelow = 60
 )
 
 // arrowLayout is the partition of a problem's variables and rows.
@@ -62,13 +59,10 @@ type arrowLayout struct {
 	local  []int   // local rows
 }
 
-// newArrowLayout finds the layout of q, or nil when q is small or not built
+// newArrowLayout finds the layout of q, or nil when q is not built
 // of small blocks.
 func newArrowLayout(q *ipmProblem) *arrowLayout {
 	n := len(q.c)
-	if n < denseBelow {
-		return nil
-	}
 	deg := make([]int, n)
 	for _, r := range q.rows {
 		for _, t := range r {
@@ -117,16 +111,16 @@ func newArrowLayout(q *ipmProblem) *arrowLayout {
 	if len(l.border) > maxBorder || len(l.wide) > maxWide {
 		return nil
 	}
-	index := map[int]int{}
+	index := make([]int, n) // block of a root variable, plus one (0: none yet)
 	for j := 0; j < n; j++ {
 		if isBorder[j] {
 			continue
 		}
 		root := find(j)
-		b, ok := index[root]
-		if !ok {
+		b := index[root] - 1
+		if b < 0 {
 			b = len(l.blocks)
-			index[root] = b
+			index[root] = b + 1
 			l.blocks = append(l.blocks, nil)
 		}
 		l.block[j] = b
@@ -216,6 +210,7 @@ type arrowFactor struct {
 	rowAt []int // pairs of local row l.local[k] are pairs[rowAt[k]:rowAt[k+1]]
 	// The wide rows' Sherman–Morrison–Woodbury correction.
 	u2    [][]float64 // columns of U
+	uTerm [][]Term    // the same, their non-zeros only (the wide row's terms, scaled)
 	hinvU [][]float64 // arrow⁻¹·U
 	smw   chol        // I + Uᵀ·arrow⁻¹·U
 	smwM  *mat.SymDense
@@ -484,6 +479,7 @@ func (f *arrowFactor) factorWide(q *ipmProblem, d2 []float64) error {
 		for k := range f.u2 {
 			f.u2[k], f.hinvU[k] = make([]float64, f.n), make([]float64, f.n)
 		}
+		f.uTerm = make([][]Term, nu)
 		f.uy = make([]float64, nu)
 		f.smwM = mat.NewSymDense(nu, nil)
 	}
@@ -491,8 +487,10 @@ func (f *arrowFactor) factorWide(q *ipmProblem, d2 []float64) error {
 		s := math.Sqrt(q.w[i] / d2[i])
 		u := f.u2[k]
 		clear(u)
+		f.uTerm[k] = f.uTerm[k][:0]
 		for _, t := range q.rows[i] {
 			u[t.Var] += s * t.Coef
+			f.uTerm[k] = append(f.uTerm[k], Term{Var: t.Var, Coef: s * t.Coef})
 		}
 		if !f.arrowSolve(f.hinvU[k], u) {
 			return errors.New("normal equations: arrow solve failed")
@@ -501,7 +499,7 @@ func (f *arrowFactor) factorWide(q *ipmProblem, d2 []float64) error {
 	m := f.smwM
 	for a := 0; a < nu; a++ {
 		for b := a; b < nu; b++ {
-			v := dot(f.u2[a], f.hinvU[b])
+			v := sparseDot(f.uTerm[a], f.hinvU[b])
 			if a == b {
 				v++
 			}
@@ -571,7 +569,7 @@ func (f *arrowFactor) solve(rhs []float64) ([]float64, bool) {
 	}
 	uy := f.uy
 	for k := range f.u2 {
-		uy[k] = dot(f.u2[k], y)
+		uy[k] = sparseDot(f.uTerm[k], y)
 	}
 	if !f.smw.solveInPlace(uy) {
 		return nil, false
@@ -590,4 +588,13 @@ func addSym(m *mat.SymDense, i, j int, v float64) {
 	raw := m.RawSymmetric()
 	i, j = min(i, j), max(i, j)
 	raw.Data[i*raw.Stride+j] += v
+}
+
+// sparseDot is Σ coef·x[var] over the terms.
+func sparseDot(terms []Term, x []float64) float64 {
+	s := 0.0
+	for _, t := range terms {
+		s += t.Coef * x[t.Var]
+	}
+	return s
 }
