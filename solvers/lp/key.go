@@ -13,7 +13,7 @@ func Key(p *Problem, cp Copies) string {
 	for _, r := range p.Rows {
 		nnz += len(r.Coefs)
 	}
-	b := make([]byte, 0, 8*(3+len(p.Vars)*3+len(p.Rows)*3+nnz*2+len(cp.Vars)+len(cp.Rows))+len(p.Vars))
+	b := make([]byte, 0, 8*(5+len(p.Vars)*3+len(p.Rows)*3+nnz*2+len(cp.Vars)+len(cp.Rows))+len(p.Vars))
 	f := func(v float64) { b = binary.LittleEndian.AppendUint64(b, math.Float64bits(v)) }
 	n := func(v int) { b = binary.LittleEndian.AppendUint64(b, uint64(v)) }
 	n(int(p.Sense))
