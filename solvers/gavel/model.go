@@ -221,11 +221,12 @@ type solver struct {
 	solves   int
 	tally    *Tally
 	memo     *memo
+	work     *lp.Work
 }
 
 // solver starts a decision's solves.
 func (b *base) solver() *solver {
-	sv := &solver{policy: b.name, backend: b.backend, limit: b.opt.TimeLimit, tally: &b.tally, memo: &b.memo}
+	sv := &solver{policy: b.name, backend: b.backend, limit: b.opt.TimeLimit, tally: &b.tally, memo: &b.memo, work: &b.work}
 	if b.opt.TimeLimit > 0 {
 		sv.deadline = time.Now().Add(b.opt.TimeLimit)
 	}
@@ -260,6 +261,7 @@ func (sv *solver) solveModel(m *model, what string) (lp.Result, error) {
 	if err != nil {
 		return lp.Result{}, err
 	}
+	o.Work = sv.work
 	res, err := lp.Interior(&m.p, m.copies, o)
 	switch {
 	case err == nil:

@@ -74,7 +74,7 @@ func Interior(p *Problem, cp Copies, o Options) (Result, error) {
 	if o.TimeLimit > 0 {
 		deadline = time.Now().Add(o.TimeLimit)
 	}
-	st, xs, err := q.solve(deadline)
+	st, xs, err := q.solve(deadline, o.Work)
 	if st != Optimal {
 		return outcome(interiorName, p, st, nil, nil, err)
 	}
@@ -119,6 +119,14 @@ func infeasibility(p *Problem, x []float64) string {
 }
 
 const interiorName = "interior"
+
+// Work is memory that Interior keeps from one solve to the next
+// (Options.Work): the factorisations' arrays and the iterations' vectors,
+// grown as needed. Answers do not depend on it. A Work serves one solve at
+// a time.
+type Work struct {
+	kkt ipmKKT
+}
 
 // Copies says how many identical copies of each variable and row a problem
 // stands for (see Interior). Nil slices mean one copy of everything; a
@@ -349,7 +357,7 @@ type ipmState struct {
 
 // solve runs the method on q (equilibrating it first) and returns the
 // status and, when optimal, the solution over the free variables.
-func (q *ipmProblem) solve(deadline time.Time) (Status, []float64, error) {
+func (q *ipmProblem) solve(deadline time.Time, w *Work) (Status, []float64, error) {
 	// Rows are copied (into one array): equilibrate scales them in place.
 	nnz := 0
 	for _, r := range q.rows {
@@ -362,7 +370,7 @@ func (q *ipmProblem) solve(deadline time.Time) (Status, []float64, error) {
 	}
 	q.bound = terms[:q.nBound]
 	e := q.equilibrate()
-	k, err := q.start()
+	k, err := q.start(w)
 	if err != nil {
 		return Error, nil, err
 	}
@@ -488,8 +496,8 @@ type ipmKKT struct {
 	fact   normalFactor
 	n      int
 	d2     []float64
-	// normalSolve's work space: G·x, Gᵀ·(…) and the residual.
-	gx, hx, r []float64
+	// refinedSolve's work space: N·x and the residual.
+	hx, r []float64
 	// Work space of step and solve, by slot (see scratch).
 	work [23][]float64
 }
@@ -596,9 +604,7 @@ func (k *ipmKKT) refinedSolve(q *ipmProblem, rhs, x []float64) float64 {
 		return math.Inf(1)
 	}
 	copy(x, sol)
-	if len(k.gx) != len(q.rows) || len(k.r) != k.n {
-		k.gx, k.hx, k.r = make([]float64, len(q.rows)), make([]float64, k.n), make([]float64, k.n)
-	}
+	k.hx, k.r = grow(k.hx, k.n), grow(k.r, k.n)
 	bnorm := 1 + normInf(rhs)
 	var d []float64
 	prev := math.Inf(1)
@@ -653,8 +659,12 @@ func normInf(v []float64) float64 {
 // start computes the starting point: x̂ = argmin Σ_r ω_r (h_r − g_r·x)², s
 // = h − Gx̂ and ẑ = the z of least Σ ω z² with V⁻¹GᵀΩz = −c, both brought
 // into the orthant.
-func (q *ipmProblem) start() (*ipmKKT, error) {
+func (q *ipmProblem) start(w *Work) (*ipmKKT, error) {
 	k := &ipmKKT{}
+	if w != nil { // its factorisations' and vectors' memory; nothing else carries over
+		k = &w.kkt
+		*k = ipmKKT{arrow: k.arrow, dense: k.dense, hx: k.hx, r: k.r, work: k.work}
+	}
 	if !q.dense {
 		k.layout = newArrowLayout(q)
 	}

@@ -134,6 +134,7 @@ func newArrowLayout(q *ipmProblem) *arrowLayout {
 type denseFactor struct {
 	chol chol
 	h    *mat.SymDense // N before factoring (its memory is reused)
+	data []float64     // h's memory, kept for a problem of another size
 	v    []float64     // solve's answer
 }
 
@@ -154,11 +155,14 @@ func ridge(maxDiag float64) float64 { return ipmTiny * max(1, maxDiag) }
 // earlier scaling of the same problem, or nil).
 func factorDense(q *ipmProblem, d2 []float64, f *denseFactor) (*denseFactor, error) {
 	n := len(q.c)
-	if f == nil || f.h == nil || f.h.SymmetricDim() != n {
-		f = &denseFactor{h: mat.NewSymDense(n, nil)}
-	} else {
-		clear(f.h.RawSymmetric().Data)
+	if f == nil {
+		f = &denseFactor{}
 	}
+	if f.h == nil || f.h.SymmetricDim() != n {
+		f.data = grow(f.data, n*n)
+		f.h = mat.NewSymDense(n, f.data)
+	}
+	clear(f.h.RawSymmetric().Data)
 	raw := f.h.RawSymmetric()
 	data, stride := raw.Data, raw.Stride
 	for i, r := range q.rows {
@@ -225,7 +229,7 @@ type arrowPair struct {
 // factor of an earlier scaling by the same layout, or nil).
 func factorArrow(q *ipmProblem, l *arrowLayout, d2 []float64, f *arrowFactor) (*arrowFactor, error) {
 	if f == nil || f.l != l {
-		f = newArrowFactor(q, l)
+		f = newArrowFactor(q, l, f)
 	}
 	f.accumulate(q, d2)
 	if err := f.factorBlocks(); err != nil {
@@ -239,20 +243,31 @@ func factorArrow(q *ipmProblem, l *arrowLayout, d2 []float64, f *arrowFactor) (*
 
 // newArrowFactor sizes the work space of l and lists the local rows' pairs
 // of terms with the entry of N each adds to: blocks' matrices first, then
-// the E parts, then the border.
-func newArrowFactor(q *ipmProblem, l *arrowLayout) *arrowFactor {
+// the E parts, then the border. It reuses the memory of old (a factor of
+// another layout, or nil); every array is written before it is read.
+func newArrowFactor(q *ipmProblem, l *arrowLayout, old *arrowFactor) *arrowFactor {
 	nb := len(l.border)
-	f := &arrowFactor{l: l, n: len(q.c), nb: nb, start: make([]int, len(l.blocks)+1), uStart: make([]int, len(l.blocks)+1)}
+	f := old
+	if f == nil {
+		f = &arrowFactor{}
+	}
+	f.l, f.n, f.nb = l, len(q.c), nb
+	f.start, f.uStart = growInts(f.start, len(l.blocks)+1), growInts(f.uStart, len(l.blocks)+1)
+	f.start[0], f.uStart[0] = 0, 0
 	for b, vars := range l.blocks {
 		f.start[b+1] = f.start[b] + len(vars)
 		f.uStart[b+1] = f.uStart[b] + len(vars)*len(vars)
 	}
 	nu, ne := f.uStart[len(l.blocks)], f.start[len(l.blocks)]*nb
-	f.u, f.inv = make([]float64, nu), make([]float64, nu)
-	f.e, f.binvE = make([]float64, ne), make([]float64, ne)
-	f.border = make([]float64, max(nb, 1)*max(nb, 1))
-	f.binvR, f.rg, f.y = make([]float64, f.start[len(l.blocks)]), make([]float64, max(nb, 1)), make([]float64, f.n)
-	f.rowAt = make([]int, 0, len(l.local)+1)
+	f.u, f.inv = grow(f.u, nu), grow(f.inv, nu)
+	f.e, f.binvE = grow(f.e, ne), grow(f.binvE, ne)
+	f.border = grow(f.border, max(nb, 1)*max(nb, 1))
+	f.binvR, f.rg, f.y = grow(f.binvR, f.start[len(l.blocks)]), grow(f.rg, max(nb, 1)), grow(f.y, f.n)
+	if f.schM != nil && f.schM.SymmetricDim() != nb {
+		f.schM = nil
+	}
+	f.pairs, f.rowAt = f.pairs[:0], f.rowAt[:0]
+	f.u2, f.hinvU, f.uTerm = f.u2[:0], f.hinvU[:0], f.uTerm[:0] // factorWide sizes them
 	for _, i := range l.local {
 		f.rowAt = append(f.rowAt, len(f.pairs))
 		r := q.rows[i]
@@ -436,15 +451,17 @@ func (f *arrowFactor) factorWide(q *ipmProblem, d2 []float64) error {
 	if nu == 0 {
 		return nil
 	}
-	if f.u2 == nil {
-		f.u2 = make([][]float64, nu)
-		f.hinvU = make([][]float64, nu)
-		for k := range f.u2 {
-			f.u2[k], f.hinvU[k] = make([]float64, f.n), make([]float64, f.n)
+	if len(f.u2) != nu || len(f.u2[0]) != f.n {
+		f.u2 = growRows(f.u2, nu, f.n)
+		f.hinvU = growRows(f.hinvU, nu, f.n)
+		f.uTerm = f.uTerm[:min(nu, cap(f.uTerm))]
+		for len(f.uTerm) < nu {
+			f.uTerm = append(f.uTerm, nil)
 		}
-		f.uTerm = make([][]Term, nu)
-		f.uy = make([]float64, nu)
-		f.smwM = mat.NewSymDense(nu, nil)
+		f.uy = grow(f.uy, nu)
+		if f.smwM == nil || f.smwM.SymmetricDim() != nu {
+			f.smwM = mat.NewSymDense(nu, nil)
+		}
 	}
 	for k, i := range f.l.wide {
 		s := math.Sqrt(q.w[i] / d2[i])
@@ -560,4 +577,32 @@ func sparseDot(terms []Term, x []float64) float64 {
 		s += t.Coef * x[t.Var]
 	}
 	return s
+}
+
+// grow returns v resliced to n entries, or a new slice where v is too
+// short; its contents are not cleared.
+func grow(v []float64, n int) []float64 {
+	if cap(v) < n {
+		return make([]float64, n)
+	}
+	return v[:n]
+}
+
+func growInts(v []int, n int) []int {
+	if cap(v) < n {
+		return make([]int, n)
+	}
+	return v[:n]
+}
+
+// growRows returns rows rows of n entries each, reusing those of v.
+func growRows(v [][]float64, rows, n int) [][]float64 {
+	v = v[:min(rows, cap(v))]
+	for len(v) < rows {
+		v = append(v, nil)
+	}
+	for k := range v {
+		v[k] = grow(v[k], n)
+	}
+	return v
 }
