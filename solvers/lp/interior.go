@@ -211,8 +211,15 @@ type ipmProblem struct {
 // variables excludes its constant (infeasible).
 func newIPMProblem(p *Problem, cp Copies) (*ipmProblem, error) {
 	q := &ipmProblem{p: p, fixed: make([]float64, len(p.Vars))}
-	// Capacity for every row: a bound per variable, each row twice (ranges).
-	nr := 2 * (len(p.Vars) + len(p.Rows))
+	nr := 0 // the rows of G: a finite bound of a free variable or a row is one
+	for _, v := range p.Vars {
+		if v.Lower != v.Upper {
+			nr += finite(v.Lower) + finite(v.Upper)
+		}
+	}
+	for _, r := range p.Rows {
+		nr += finite(r.Lower) + finite(r.Upper)
+	}
 	q.rows, q.h, q.w = make([][]Term, 0, nr), make([]float64, 0, nr), make([]float64, 0, nr)
 	q.free, q.c, q.v = make([]int, 0, len(p.Vars)), make([]float64, 0, len(p.Vars)), make([]float64, 0, len(p.Vars))
 	idx := make([]int, len(p.Vars))
@@ -254,7 +261,13 @@ func newIPMProblem(p *Problem, cp Copies) (*ipmProblem, error) {
 	for _, r := range merged {
 		nnz += len(r)
 	}
-	all := make([]Term, 0, 2*nnz) // the rows' terms (twice for ranges), one array
+	twice := 0
+	for i, r := range merged {
+		if finite(p.Rows[i].Lower)+finite(p.Rows[i].Upper) == 2 {
+			twice += len(r)
+		}
+	}
+	all := make([]Term, 0, nnz+twice) // the rows' terms (twice for ranges), one array
 	for i, r := range merged {
 		row := p.Rows[i]
 		if row.Lower == row.Upper {
@@ -290,6 +303,14 @@ func newIPMProblem(p *Problem, cp Copies) (*ipmProblem, error) {
 		}
 	}
 	return q, nil
+}
+
+// finite is 1 for a finite bound and 0 for an infinite one.
+func finite(b float64) int {
+	if math.IsInf(b, 0) {
+		return 0
+	}
+	return 1
 }
 
 // expand puts a solution over the free variables back into p's variables.
