@@ -24,9 +24,10 @@ import (
 // with B block-diagonal (the local rows on the blocks), E and F the local
 // rows' border parts, and one column u_r = √(ω_r/d²_r)·g_r of U per wide
 // row. The arrow is solved through its blocks and the Schur complement of
-// the border, F − EᵀB⁻¹E, and U·Uᵀ through the Sherman–Morrison–Woodbury
-// identity. Both are followed by iterative refinement against N itself
-// (ipmKKT.normalSolve).
+// the border, F − EᵀB⁻¹E (each block's term in the Woodbury form of its
+// "coupling" rows, those with block and border terms: factorBlocks), and
+// U·Uᵀ through the Sherman–Morrison–Woodbury identity. Both are followed by
+// iterative refinement against N itself (ipmKKT.normalSolve).
 
 // normalFactor is a factorised N.
 type normalFactor interface {
@@ -195,16 +196,24 @@ type arrowFactor struct {
 	start  []int     // block b's variables are entries start[b]:start[b+1] of the blocks' vectors
 	uStart []int     // block b's matrix (then its factor U) is u[uStart[b]:], len(block)² row-major
 	u      []float64 // B_b, then its Cholesky factor U_b (B_b = U_bᵀU_b), upper triangle
+	m      []float64 // M_b: B_b less the coupling rows (same layout as u), then its factor
 	inv    []float64 // B_b⁻¹, whole (same layout as u): a block's solve is a product
-	e      []float64 // E_b, row-major len(block)×nb, at start[b]·nb
-	binvE  []float64 // B_b⁻¹·E_b, same layout
-	border []float64 // F, then its Schur complement F − EᵀB⁻¹E (nb×nb, upper triangle)
+	binvE  []float64 // B_b⁻¹·E_b, row-major len(block)×nb, at start[b]·nb
+	border []float64 // F less the coupling rows, then the Schur complement F − EᵀB⁻¹E (nb×nb, upper triangle)
 	schur  chol
 	// pairs are the local rows' contributions to N: row, target entry (in
-	// u, e or border, offset by the sections' starts: see accumulate) and
+	// u or border, offset by the sections' starts: see accumulate) and
 	// the product of the two coefficients.
-	pairs []arrowPair
-	rowAt []int // pairs of local row l.local[k] are pairs[rowAt[k]:rowAt[k+1]]
+	pairs   []arrowPair
+	rowAt   []int  // pairs of local row l.local[k] are pairs[rowAt[k]:rowAt[k+1]]
+	coupled []bool // local row l.local[k] is a coupling row (block and border)
+	// The coupling rows, block by block (those of block b are
+	// couple[coupleAt[b]:coupleAt[b+1]]), and the work space of their
+	// Woodbury form (factorBlocks).
+	couple   []arrowCoupling
+	coupleAt []int
+	terms    []arrowTerm
+	z, c, yb []float64
 	// The wide rows' Sherman–Morrison–Woodbury correction.
 	u2    [][]float64 // columns of U
 	uTerm [][]Term    // the same, their non-zeros only (the wide row's terms, scaled)
@@ -217,6 +226,20 @@ type arrowFactor struct {
 	y     []float64 // solve's answer
 	uy    []float64 // Uᵀ·y
 	schM  *mat.SymDense
+}
+
+// arrowCoupling is a local row that touches a block and the border: its
+// block part g (positions in the block) and border part h (positions in
+// the border).
+type arrowCoupling struct {
+	row  int
+	g, h []arrowTerm
+}
+
+// arrowTerm is one coefficient of a coupling row.
+type arrowTerm struct {
+	at   int
+	coef float64
 }
 
 // arrowPair is one product of two terms of a local row.
@@ -232,7 +255,7 @@ func factorArrow(q *ipmProblem, l *arrowLayout, d2 []float64, f *arrowFactor) (*
 		f = newArrowFactor(q, l, f)
 	}
 	f.accumulate(q, d2)
-	if err := f.factorBlocks(); err != nil {
+	if err := f.factorBlocks(q, d2); err != nil {
 		return nil, err
 	}
 	if err := f.factorWide(q, d2); err != nil {
@@ -259,18 +282,46 @@ func newArrowFactor(q *ipmProblem, l *arrowLayout, old *arrowFactor) *arrowFacto
 		f.uStart[b+1] = f.uStart[b] + len(vars)*len(vars)
 	}
 	nu, ne := f.uStart[len(l.blocks)], f.start[len(l.blocks)]*nb
-	f.u, f.inv = grow(f.u, nu), grow(f.inv, nu)
-	f.e, f.binvE = grow(f.e, ne), grow(f.binvE, ne)
+	f.u, f.m, f.inv = grow(f.u, nu), grow(f.m, nu), grow(f.inv, nu)
+	f.binvE = grow(f.binvE, ne)
 	f.border = grow(f.border, max(nb, 1)*max(nb, 1))
 	f.binvR, f.rg, f.y = grow(f.binvR, f.start[len(l.blocks)]), grow(f.rg, max(nb, 1)), grow(f.y, f.n)
 	if f.schM != nil && f.schM.SymmetricDim() != nb {
 		f.schM = nil
 	}
-	f.pairs, f.rowAt = f.pairs[:0], f.rowAt[:0]
+	f.pairs, f.rowAt, f.coupled = f.pairs[:0], f.rowAt[:0], f.coupled[:0]
 	f.u2, f.hinvU, f.uTerm = f.u2[:0], f.hinvU[:0], f.uTerm[:0] // factorWide sizes them
+	f.terms = f.terms[:0]
+	type couplingSpan struct{ row, block, start, mid, end int } // its terms: f.terms[start:mid] block, [mid:end] border
+	var spans []couplingSpan
 	for _, i := range l.local {
 		f.rowAt = append(f.rowAt, len(f.pairs))
 		r := q.rows[i]
+		block, border := -1, false
+		for _, t := range r {
+			if b := l.block[t.Var]; b >= 0 {
+				block = b
+			} else {
+				border = true
+			}
+		}
+		coupled := block >= 0 && border
+		f.coupled = append(f.coupled, coupled)
+		if coupled {
+			start := len(f.terms)
+			for _, t := range r {
+				if l.block[t.Var] >= 0 {
+					f.terms = append(f.terms, arrowTerm{at: l.where[t.Var], coef: t.Coef})
+				}
+			}
+			mid := len(f.terms)
+			for _, t := range r {
+				if l.block[t.Var] < 0 {
+					f.terms = append(f.terms, arrowTerm{at: l.where[t.Var], coef: t.Coef})
+				}
+			}
+			spans = append(spans, couplingSpan{row: i, block: block, start: start, mid: mid, end: len(f.terms)})
+		}
 		for a, ta := range r {
 			for _, tb := range r[a:] {
 				ba, bb := l.block[ta.Var], l.block[tb.Var]
@@ -280,52 +331,83 @@ func newArrowFactor(q *ipmProblem, l *arrowLayout, old *arrowFactor) *arrowFacto
 				case ba >= 0 && bb >= 0: // same block (a local row touches one)
 					k := len(l.blocks[ba])
 					at = f.uStart[ba] + min(pa, pb)*k + max(pa, pb)
-				case ba >= 0:
-					at = nu + (f.start[ba]+pa)*nb + pb
-				case bb >= 0:
-					at = nu + (f.start[bb]+pb)*nb + pa
-				default:
-					at = nu + ne + min(pa, pb)*nb + max(pa, pb)
+				case ba < 0 && bb < 0 && !coupled:
+					at = nu + min(pa, pb)*nb + max(pa, pb)
+				default: // a coupling row's border part: through its Woodbury form only
+					continue
 				}
 				f.pairs = append(f.pairs, arrowPair{at: int32(at), prod: ta.Coef * tb.Coef})
 			}
 		}
 	}
 	f.rowAt = append(f.rowAt, len(f.pairs))
+	// The coupling rows grouped by block, in row order within a block.
+	f.coupleAt = growInts(f.coupleAt, len(l.blocks)+1)
+	clear(f.coupleAt)
+	for _, c := range spans {
+		f.coupleAt[c.block+1]++
+	}
+	for b := range l.blocks {
+		f.coupleAt[b+1] += f.coupleAt[b]
+	}
+	if cap(f.couple) < len(spans) {
+		f.couple = make([]arrowCoupling, len(spans))
+	}
+	f.couple = f.couple[:len(spans)]
+	next := make([]int, len(l.blocks))
+	copy(next, f.coupleAt)
+	for _, c := range spans {
+		f.couple[next[c.block]] = arrowCoupling{row: c.row, g: f.terms[c.start:c.mid:c.mid], h: f.terms[c.mid:c.end:c.end]}
+		next[c.block]++
+	}
 	return f
 }
 
-// accumulate sums the local rows into the blocks B_b, the border parts E_b
-// and F.
+// accumulate sums the local rows into the blocks B_b, the blocks less
+// the coupling rows M_b, and the border less the coupling rows.
 func (f *arrowFactor) accumulate(q *ipmProblem, d2 []float64) {
 	clear(f.u)
-	clear(f.e)
+	clear(f.m)
 	clear(f.border)
-	nu, ne := len(f.u), len(f.e)
+	nu := len(f.u)
 	for k, i := range f.l.local {
 		w := q.w[i] / d2[i]
+		coupled := f.coupled[k]
 		for _, p := range f.pairs[f.rowAt[k]:f.rowAt[k+1]] {
 			v := w * p.prod
 			switch at := int(p.at); {
-			case at < nu:
+			case at >= nu:
+				f.border[at-nu] += v
+			case coupled:
 				f.u[at] += v
-			case at < nu+ne:
-				f.e[at-nu] += v
 			default:
-				f.border[at-nu-ne] += v
+				f.u[at] += v
+				f.m[at] += v
 			}
 		}
 	}
 }
 
 // factorBlocks factors every block, forms B_b⁻¹·E_b, and factors the
-// border's Schur complement F − Σ_b E_bᵀ·B_b⁻¹·E_b.
-func (f *arrowFactor) factorBlocks() error {
+// border's Schur complement F − Σ_b E_bᵀ·B_b⁻¹·E_b. The coupling rows of
+// block b, with block parts G (a row each), border parts H and weights Ω,
+// give E_b = GᵀΩH and add GᵀΩG to M_b and HᵀΩH to F; formed so, the Schur
+// complement is a difference of nearly equal terms wherever a coupling row's
+// weight dominates its block (a tight max-min row, for the level t on the
+// border), which lost all its accuracy on some Gavel LPs. It is formed
+// instead by the Woodbury identity, as sums of positive terms:
+//
+//	F_b − E_bᵀB_b⁻¹E_b = Hᵀ(Ω⁻¹ + G·M_b⁻¹·Gᵀ)⁻¹H,   B_b⁻¹E_b = M_b⁻¹Gᵀ·(Ω⁻¹ + G·M_b⁻¹·Gᵀ)⁻¹H.
+func (f *arrowFactor) factorBlocks(q *ipmProblem, d2 []float64) error {
 	nb := f.nb
 	for b := range f.l.blocks {
 		k := f.start[b+1] - f.start[b]
 		u := f.u[f.uStart[b]:f.uStart[b+1]]
-		ridgeFlat(u, k)
+		r := ridgeFlat(u, k)
+		m := f.m[f.uStart[b]:f.uStart[b+1]]
+		for i := 0; i < k; i++ {
+			m[i*k+i] += r
+		}
 		if !cholFlat(u, k) {
 			return errors.New("normal equations: a block is not positive definite")
 		}
@@ -342,20 +424,9 @@ func (f *arrowFactor) factorBlocks() error {
 			inv[i*k+i] = 1
 			solveFlatStrided(u, k, inv[i:], k)
 		}
-		e := f.e[f.start[b]*nb : f.start[b+1]*nb]
 		be := f.binvE[f.start[b]*nb : f.start[b+1]*nb]
-		copy(be, e)
-		for g := 0; g < nb; g++ {
-			solveFlatStrided(u, k, be[g:], nb)
-		}
-		for g := 0; g < nb; g++ {
-			for h := g; h < nb; h++ {
-				s := 0.0
-				for r := 0; r < k; r++ {
-					s += e[r*nb+g] * be[r*nb+h]
-				}
-				f.border[g*nb+h] -= s
-			}
+		if err := f.couplings(q, d2, b, k, m, be); err != nil {
+			return err
 		}
 	}
 	if nb == 0 {
@@ -376,15 +447,83 @@ func (f *arrowFactor) factorBlocks() error {
 }
 
 // ridgeFlat adds ridge(largest diagonal entry) to the diagonal of the k×k
-// row-major matrix a.
-func ridgeFlat(a []float64, k int) {
+// row-major matrix a, and returns it.
+func ridgeFlat(a []float64, k int) float64 {
 	maxDiag := 0.0
 	for i := 0; i < k; i++ {
 		maxDiag = max(maxDiag, math.Abs(a[i*k+i]))
 	}
+	r := ridge(maxDiag)
 	for i := 0; i < k; i++ {
-		a[i*k+i] += ridge(maxDiag)
+		a[i*k+i] += r
 	}
+	return r
+}
+
+// couplings forms block b's B_b⁻¹·E_b into be and adds its term of the
+// Schur complement to the border, from the block's coupling rows and M_b
+// (m, k×k with the block's ridge, factored here) by the Woodbury form of
+// factorBlocks. Without coupling rows E_b = 0.
+func (f *arrowFactor) couplings(q *ipmProblem, d2 []float64, b, k int, m, be []float64) error {
+	nb := f.nb
+	rows := f.couple[f.coupleAt[b]:f.coupleAt[b+1]]
+	clear(be)
+	nr := len(rows)
+	if nr == 0 {
+		return nil
+	}
+	if !cholFlat(m, k) {
+		return errors.New("normal equations: a block is not positive definite")
+	}
+	f.z, f.c, f.yb = grow(f.z, k*nr), grow(f.c, nr*nr), grow(f.yb, nr*nb)
+	z, c, y := f.z, f.c, f.yb // Z = M⁻¹Gᵀ (k×nr, column j at z[j:] stride nr), C, Y = C⁻¹H (nr×nb)
+	clear(z)
+	for j, row := range rows {
+		for _, t := range row.g {
+			z[t.at*nr+j] = t.coef
+		}
+		solveFlatStrided(m, k, z[j:], nr)
+	}
+	clear(c)
+	for a, ra := range rows {
+		i := ra.row
+		c[a*nr+a] = d2[i] / q.w[i]
+		for bb := a; bb < nr; bb++ {
+			s := 0.0
+			for _, t := range ra.g {
+				s += t.coef * z[t.at*nr+bb]
+			}
+			c[a*nr+bb] += s
+		}
+	}
+	if !cholFlat(c, nr) {
+		return errors.New("normal equations: a coupling block is not positive definite")
+	}
+	clear(y)
+	for j, row := range rows {
+		for _, t := range row.h {
+			y[j*nb+t.at] += t.coef
+		}
+	}
+	for g := 0; g < nb; g++ {
+		solveFlatStrided(c, nr, y[g:], nb)
+	}
+	for i := 0; i < k; i++ { // B⁻¹E = Z·Y
+		for j := 0; j < nr; j++ {
+			zij := z[i*nr+j]
+			for g := 0; g < nb; g++ {
+				be[i*nb+g] += zij * y[j*nb+g]
+			}
+		}
+	}
+	for j, row := range rows { // HᵀY, upper triangle
+		for _, t := range row.h {
+			for h := t.at; h < nb; h++ {
+				f.border[t.at*nb+h] += t.coef * y[j*nb+h]
+			}
+		}
+	}
+	return nil
 }
 
 // cholFlat factors the symmetric k×k matrix whose upper triangle is a
@@ -512,10 +651,10 @@ func (f *arrowFactor) arrowSolve(out, rhs []float64) bool {
 			}
 			r[i] = s
 		}
-		e := f.e[f.start[b]*nb : f.start[b+1]*nb]
-		for i := range r {
+		be := f.binvE[f.start[b]*nb : f.start[b+1]*nb] // EᵀB⁻¹r = (B⁻¹E)ᵀr
+		for c, j := range vars {
 			for g := range rg {
-				rg[g] -= e[i*nb+g] * r[i]
+				rg[g] -= be[c*nb+g] * rhs[j]
 			}
 		}
 	}
