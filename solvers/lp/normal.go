@@ -635,6 +635,9 @@ func (f *arrowFactor) factorWide(q *ipmProblem, d2 []float64) error {
 // r_G, into out (every entry written); false when the border's factor is
 // ill-conditioned.
 func (f *arrowFactor) arrowSolve(out, rhs []float64) bool {
+	if f.nb == 1 {
+		return f.arrowSolve1(out, rhs)
+	}
 	l, nb := f.l, f.nb
 	rg := f.rg[:nb]
 	for g, j := range l.border {
@@ -673,6 +676,48 @@ func (f *arrowFactor) arrowSolve(out, rhs []float64) bool {
 				y -= be[i*nb+g] * rg[g]
 			}
 			out[j] = y
+		}
+	}
+	return true
+}
+
+// arrowSolve1 is arrowSolve for a border of one variable (the max-min
+// LPs' level t), the same operations in the same order without the loops
+// over the border.
+func (f *arrowFactor) arrowSolve1(out, rhs []float64) bool {
+	l := f.l
+	rg := f.rg[:1]
+	rg[0] = rhs[l.border[0]]
+	for b, vars := range l.blocks {
+		k, s0 := len(vars), f.start[b]
+		r := f.binvR[s0 : s0+k]
+		inv := f.inv[f.uStart[b] : f.uStart[b]+k*k]
+		be := f.binvE[s0 : s0+k]
+		for i := range r {
+			s := 0.0
+			row := inv[i*k : i*k+k]
+			for c, j := range vars {
+				s += row[c] * rhs[j]
+			}
+			r[i] = s
+		}
+		g := rg[0]
+		for c, j := range vars {
+			g -= be[c] * rhs[j]
+		}
+		rg[0] = g
+	}
+	if !f.schur.solveInPlace(rg) {
+		return false
+	}
+	t := rg[0]
+	out[l.border[0]] = t
+	for b, vars := range l.blocks {
+		s0 := f.start[b]
+		r := f.binvR[s0 : s0+len(vars)]
+		be := f.binvE[s0 : s0+len(vars)]
+		for i, j := range vars {
+			out[j] = r[i] - be[i]*t
 		}
 	}
 	return true
