@@ -213,7 +213,15 @@ func planRound(in RoundInput, w *roundWork) Plan {
 			continue
 		}
 		// Ties in the units' order, as a stable sort leaves them (the list
-		// is in unit order): planBefore's order, a strict one.
+		// is in unit order): planBefore's order, a strict one. Entries the
+		// walk would pass over whatever comes before them (units placed on
+		// an earlier type, or that cannot run here or fit what is free) are
+		// left out first: the others keep their order.
+		list = slices.DeleteFunc(list, func(e planEntry) bool {
+			u := &in.Units[e.unit]
+			return placed.has(u.Jobs[0]) || (!u.Single() && placed.has(u.Jobs[1])) ||
+				!u.Runnable[g] || (in.SkipZero && e.prio <= 0) || u.Gang > free[g]
+		})
 		heapifyPlan(list)
 		for len(list) > 0 && free[g] > 0 {
 			place(list[0])
