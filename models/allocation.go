@@ -391,12 +391,23 @@ func measuredTogether(s *Snapshot, a, b *JobState, ka, kb int, typ string) bool 
 func feasibleFractions(s *Snapshot, fr map[JobID]map[string]float64, shared []SharedFraction) error {
 	load := map[string]float64{}
 	sum := map[JobID]float64{}
-	for _, id := range slices.Sorted(maps.Keys(fr)) {
+	ids := make([]JobID, 0, len(fr))
+	for id := range fr {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	var typeBuf [8]string // a job's types, sorted (a job runs on a few)
+	for _, id := range ids {
 		j, ok := s.Job(id)
 		if !ok {
 			return &Violation{Constraint: "active job", Job: id, Detail: "no such active job"}
 		}
-		for _, t := range slices.Sorted(maps.Keys(fr[id])) {
+		types := typeBuf[:0]
+		for t := range fr[id] {
+			types = append(types, t)
+		}
+		slices.Sort(types)
+		for _, t := range types {
 			x := fr[id][t]
 			if err := fraction(s, j, t, x); err != nil {
 				return err

@@ -158,11 +158,40 @@ func byPlanKey(a, b planEntry) int {
 	return cmpDesc(a.share, b.share)
 }
 
-// planRound is PlanRound in w's memory.
+// planRound is PlanRound in w's memory. Each type's list is walked in its
+// sorted order (plansort.go) and the walk of a type ends once the type is
+// full, so the list is drawn from a heap one entry at a time rather than
+// sorted whole: the same entries in the same order, where a full cluster
+// takes a few of a hundred-odd units a type.
 func planRound(in RoundInput, w *roundWork) Plan {
-	queue := w.queue[:0]
+	free := append(w.free[:0], in.Free...)
+	w.free = free
+	plan := Plan{Blocked: resize(&w.blocked, len(in.Types)), Picks: w.picks[:0]}
+	placed := &w.placed
+	placed.reset(in.Units)
+	place := func(e planEntry) {
+		u := &in.Units[e.unit]
+		switch {
+		case free[e.typ] == 0,
+			placed.has(u.Jobs[0]) || (!u.Single() && placed.has(u.Jobs[1])),
+			!u.Runnable[e.typ],
+			in.SkipZero && e.prio <= 0,
+			u.Gang > free[e.typ]:
+			return
+		}
+		free[e.typ] -= u.Gang
+		placed.set(u.Jobs[0])
+		if !u.Single() {
+			placed.set(u.Jobs[1])
+		}
+		if !u.InAllocation && in.Arrivals == solvers.ArrivalsBlock {
+			plan.Blocked[e.typ] += u.Gang
+			return
+		}
+		plan.Picks = append(plan.Picks, Pick{Unit: e.unit, Type: e.typ})
+	}
 	for g := range in.Types {
-		start, nan := len(queue), false
+		list, nan := w.queue[:0], false
 		for i := range in.Units {
 			u := &in.Units[i]
 			if !u.InAllocation && in.Arrivals == solvers.ArrivalsWait {
@@ -173,43 +202,31 @@ func planRound(in RoundInput, w *roundWork) Plan {
 			}
 			e := planEntry{i, g, Priority(u, g, in.WorkerTime[g]), u.Deficit[g], u.Share[g]}
 			nan = nan || math.IsNaN(e.prio) || math.IsNaN(e.deficit) || math.IsNaN(e.share)
-			queue = append(queue, e)
+			list = append(list, e)
 		}
-		list := queue[start:]
+		w.queue = list
 		if nan { // byPlanKey is then no strict order: keep the stable sort's answer
 			slices.SortStableFunc(list, byPlanKey)
+			for _, e := range list {
+				place(e)
+			}
 			continue
 		}
 		// Ties in the units' order, as a stable sort leaves them (the list
-		// is in unit order): the same order, by a faster sort (plansort.go).
-		sortPlan(list)
-	}
-	w.queue = queue
-	free := append(w.free[:0], in.Free...)
-	w.free = free
-	plan := Plan{Blocked: resize(&w.blocked, len(in.Types)), Picks: w.picks[:0]}
-	placed := &w.placed
-	placed.reset(in.Units)
-	for _, e := range queue {
-		u := &in.Units[e.unit]
-		switch {
-		case free[e.typ] == 0,
-			placed.has(u.Jobs[0]) || (!u.Single() && placed.has(u.Jobs[1])),
-			!u.Runnable[e.typ],
-			in.SkipZero && e.prio <= 0,
-			u.Gang > free[e.typ]:
-			continue
+		// is in unit order): planBefore's order, a strict one. Entries the
+		// walk would pass over whatever comes before them (units placed on
+		// an earlier type, or that cannot run here or fit what is free) are
+		// left out first: the others keep their order.
+		list = slices.DeleteFunc(list, func(e planEntry) bool {
+			u := &in.Units[e.unit]
+			return placed.has(u.Jobs[0]) || (!u.Single() && placed.has(u.Jobs[1])) ||
+				!u.Runnable[g] || (in.SkipZero && e.prio <= 0) || u.Gang > free[g]
+		})
+		heapifyPlan(list)
+		for len(list) > 0 && free[g] > 0 {
+			place(list[0])
+			list = popPlan(list)
 		}
-		free[e.typ] -= u.Gang
-		placed.set(u.Jobs[0])
-		if !u.Single() {
-			placed.set(u.Jobs[1])
-		}
-		if !u.InAllocation && in.Arrivals == solvers.ArrivalsBlock {
-			plan.Blocked[e.typ] += u.Gang
-			continue
-		}
-		plan.Picks = append(plan.Picks, Pick{Unit: e.unit, Type: e.typ})
 	}
 	w.picks = plan.Picks
 	return plan

@@ -203,11 +203,11 @@ func group(n int, aggregate bool, key func(i int) keyer) []class {
 	idx := map[string]int{}
 	var out []class
 	for i := 0; i < n; i++ {
-		k := string(key(i))
-		c, ok := idx[k]
+		k := key(i)
+		c, ok := idx[string(k)] // a lookup converts without copying
 		if !ok {
 			c = len(out)
-			idx[k] = c
+			idx[string(k)] = c
 			out = append(out, class{})
 		}
 		out[c].jobs = append(out[c].jobs, i)

@@ -54,12 +54,20 @@ func newModel(in *instance, classes []class, sense lp.Sense, central bool) *mode
 	m.x = make([][]int, len(classes))
 	m.timeRow = make([]int, len(classes))
 	m.capRow = make([]int, len(in.types))
+	nt := len(in.types)
+	m.p.Vars = make([]lp.Var, 0, len(classes)*nt+1)
+	m.copies.Vars = make([]float64, 0, len(classes)*nt+1)
+	m.p.Rows = make([]lp.Row, 0, len(in.types)+2*len(classes))
+	m.copies.Rows = make([]float64, 0, len(in.types)+2*len(classes))
+	m.shares = make([]int, 0, len(classes)*nt)
 	for g, name := range in.types {
 		m.capRow[g] = m.row("cap["+name+"]", math.Inf(-1), in.caps[g], 1)
+		m.p.Rows[m.capRow[g]].Coefs = make([]lp.Term, 0, len(classes))
 	}
 	for c, cl := range classes {
 		r := cl.rep()
 		m.timeRow[c] = m.row("time["+strconv.Itoa(c)+"]", math.Inf(-1), 1, cl.size())
+		m.p.Rows[m.timeRow[c]].Coefs = make([]lp.Term, 0, nt)
 		m.x[c] = make([]int, len(in.types))
 		for g, name := range in.types {
 			m.x[c][g] = -1
@@ -112,6 +120,7 @@ func (m *model) add(r, v int, coef float64) {
 // terms) with bounds lo and hi.
 func (m *model) throughputRow(name string, c int, coef []float64, lo, hi float64) int {
 	r := m.row(name, lo, hi, m.classes[c].size())
+	m.p.Rows[r].Coefs = make([]lp.Term, 0, len(m.x[c])+1) // the caller's terms: usually one
 	for g, v := range m.x[c] {
 		if v >= 0 && coef[g] != 0 {
 			m.add(r, v, coef[g])
@@ -212,11 +221,12 @@ type solver struct {
 	solves   int
 	tally    *Tally
 	memo     *memo
+	work     *lp.Work
 }
 
 // solver starts a decision's solves.
 func (b *base) solver() *solver {
-	sv := &solver{policy: b.name, backend: b.backend, limit: b.opt.TimeLimit, tally: &b.tally, memo: &b.memo}
+	sv := &solver{policy: b.name, backend: b.backend, limit: b.opt.TimeLimit, tally: &b.tally, memo: &b.memo, work: &b.work}
 	if b.opt.TimeLimit > 0 {
 		sv.deadline = time.Now().Add(b.opt.TimeLimit)
 	}
@@ -251,6 +261,7 @@ func (sv *solver) solveModel(m *model, what string) (lp.Result, error) {
 	if err != nil {
 		return lp.Result{}, err
 	}
+	o.Work = sv.work
 	res, err := lp.Interior(&m.p, m.copies, o)
 	switch {
 	case err == nil:

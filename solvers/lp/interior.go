@@ -74,7 +74,7 @@ func Interior(p *Problem, cp Copies, o Options) (Result, error) {
 	if o.TimeLimit > 0 {
 		deadline = time.Now().Add(o.TimeLimit)
 	}
-	st, xs, err := q.solve(deadline)
+	st, xs, err := q.solve(deadline, o.Work)
 	if st != Optimal {
 		return outcome(interiorName, p, st, nil, nil, err)
 	}
@@ -119,6 +119,14 @@ func infeasibility(p *Problem, x []float64) string {
 }
 
 const interiorName = "interior"
+
+// Work is memory that Interior keeps from one solve to the next
+// (Options.Work): the factorisations' arrays and the iterations' vectors,
+// grown as needed. Answers do not depend on it. A Work serves one solve at
+// a time.
+type Work struct {
+	kkt ipmKKT
+}
 
 // Copies says how many identical copies of each variable and row a problem
 // stands for (see Interior). Nil slices mean one copy of everything; a
@@ -203,6 +211,17 @@ type ipmProblem struct {
 // variables excludes its constant (infeasible).
 func newIPMProblem(p *Problem, cp Copies) (*ipmProblem, error) {
 	q := &ipmProblem{p: p, fixed: make([]float64, len(p.Vars))}
+	nr := 0 // the rows of G: a finite bound of a free variable or a row is one
+	for _, v := range p.Vars {
+		if v.Lower != v.Upper {
+			nr += finite(v.Lower) + finite(v.Upper)
+		}
+	}
+	for _, r := range p.Rows {
+		nr += finite(r.Lower) + finite(r.Upper)
+	}
+	q.rows, q.h, q.w = make([][]Term, 0, nr), make([]float64, 0, nr), make([]float64, 0, nr)
+	q.free, q.c, q.v = make([]int, 0, len(p.Vars)), make([]float64, 0, len(p.Vars)), make([]float64, 0, len(p.Vars))
 	idx := make([]int, len(p.Vars))
 	for j, v := range p.Vars {
 		idx[j] = -1
@@ -242,7 +261,13 @@ func newIPMProblem(p *Problem, cp Copies) (*ipmProblem, error) {
 	for _, r := range merged {
 		nnz += len(r)
 	}
-	all := make([]Term, 0, 2*nnz) // the rows' terms (twice for ranges), one array
+	twice := 0
+	for i, r := range merged {
+		if finite(p.Rows[i].Lower)+finite(p.Rows[i].Upper) == 2 {
+			twice += len(r)
+		}
+	}
+	all := make([]Term, 0, nnz+twice) // the rows' terms (twice for ranges), one array
 	for i, r := range merged {
 		row := p.Rows[i]
 		if row.Lower == row.Upper {
@@ -280,6 +305,14 @@ func newIPMProblem(p *Problem, cp Copies) (*ipmProblem, error) {
 	return q, nil
 }
 
+// finite is 1 for a finite bound and 0 for an infinite one.
+func finite(b float64) int {
+	if math.IsInf(b, 0) {
+		return 0
+	}
+	return 1
+}
+
 // expand puts a solution over the free variables back into p's variables.
 func (q *ipmProblem) expand(xs []float64) []float64 {
 	x := make([]float64, len(q.p.Vars))
@@ -304,9 +337,10 @@ func (q *ipmProblem) equilibrate() []float64 {
 	for k := range e {
 		e[k] = 1
 	}
+	colMax, rowMax := make([]float64, n), make([]float64, m)
 	for range ipmEquilRounds {
-		colMax := make([]float64, n)
-		rowMax := make([]float64, m)
+		clear(colMax)
+		clear(rowMax)
 		for i, r := range q.rows {
 			for _, t := range r {
 				a := math.Abs(t.Coef / max(1, q.v[t.Var]/q.w[i]))
@@ -344,7 +378,7 @@ type ipmState struct {
 
 // solve runs the method on q (equilibrating it first) and returns the
 // status and, when optimal, the solution over the free variables.
-func (q *ipmProblem) solve(deadline time.Time) (Status, []float64, error) {
+func (q *ipmProblem) solve(deadline time.Time, w *Work) (Status, []float64, error) {
 	// Rows are copied (into one array): equilibrate scales them in place.
 	nnz := 0
 	for _, r := range q.rows {
@@ -357,7 +391,7 @@ func (q *ipmProblem) solve(deadline time.Time) (Status, []float64, error) {
 	}
 	q.bound = terms[:q.nBound]
 	e := q.equilibrate()
-	k, err := q.start()
+	k, err := q.start(w)
 	if err != nil {
 		return Error, nil, err
 	}
@@ -483,8 +517,8 @@ type ipmKKT struct {
 	fact   normalFactor
 	n      int
 	d2     []float64
-	// normalSolve's work space: G·x, Gᵀ·(…) and the residual.
-	gx, hx, r []float64
+	// refinedSolve's work space: N·x and the residual.
+	hx, r []float64
 	// Work space of step and solve, by slot (see scratch).
 	work [23][]float64
 }
@@ -578,15 +612,11 @@ func (k *ipmKKT) normalSolve(q *ipmProblem, rhs, x []float64) []float64 {
 // less; a failed one leaves more than the right-hand side).
 const arrowTrust = 1e-8
 
-// refinedSolve is normalSolve by the factorisation in force, refined while
-// the residual's largest entry shrinks, at most ipmRefine rounds; a round
-// that made it larger is undone (as ECOS's kkt_solve does; Domahidi et al.
-// 2013). ECOS also stops once the residual is below 1e-14 of the
-// right-hand side or a round gains less than 6-fold; on the normal
-// equations, whose condition number is the square of that of ECOS's KKT
-// system, either stop moves the answer along a degenerate LP's optimal face
-// by 1e-5 (TestInteriorCopiesAndPermutations) and the outcomes of the
-// Gavel-reference traces by 0.1%. It returns the relative residual
+// refinedSolve is normalSolve by the factorisation in force, refined as
+// ECOS's kkt_solve refines (Domahidi et al. 2013): at most ipmRefine
+// rounds, stopping once the residual's largest entry is below ipmSolveAcc
+// of the right-hand side's or a round shrank it less than ipmRefineGain-fold,
+// and undoing a round that made it larger. It returns the relative residual
 // ‖rhs − N·x‖∞ / (1 + ‖rhs‖∞) of the answer.
 func (k *ipmKKT) refinedSolve(q *ipmProblem, rhs, x []float64) float64 {
 	sol, ok := k.fact.solve(rhs)
@@ -595,9 +625,7 @@ func (k *ipmKKT) refinedSolve(q *ipmProblem, rhs, x []float64) float64 {
 		return math.Inf(1)
 	}
 	copy(x, sol)
-	if len(k.gx) != len(q.rows) || len(k.r) != k.n {
-		k.gx, k.hx, k.r = make([]float64, len(q.rows)), make([]float64, k.n), make([]float64, k.n)
-	}
+	k.hx, k.r = grow(k.hx, k.n), grow(k.r, k.n)
 	bnorm := 1 + normInf(rhs)
 	var d []float64
 	prev := math.Inf(1)
@@ -615,7 +643,7 @@ func (k *ipmKKT) refinedSolve(q *ipmProblem, rhs, x []float64) float64 {
 			}
 			return prev / bnorm
 		}
-		if round == ipmRefine || e == prev || e == 0 {
+		if round == ipmRefine || e == prev || e <= ipmSolveAcc*bnorm || prev < ipmRefineGain*e {
 			return e / bnorm
 		}
 		prev = e
@@ -628,8 +656,17 @@ func (k *ipmKKT) refinedSolve(q *ipmProblem, rhs, x []float64) float64 {
 	}
 }
 
-// ipmRefine is the most refinement rounds of a solve.
-const ipmRefine = 8
+// The refinement's limits: ipmRefine rounds at most; stop below
+// ipmSolveAcc relative residual (ECOS's LINSYSACC) or when a round gains
+// less than ipmRefineGain (ECOS's IRERRFACT). The two stops leave about one
+// round a solve where refining while the residual shrinks took three, and
+// move a degenerate LP's answer along its optimal face by about 1e-5 (the
+// iterates' accuracy there; docs/algorithms/gavel.md, "Which optimum").
+const (
+	ipmRefine     = 8
+	ipmSolveAcc   = 1e-14
+	ipmRefineGain = 6
+)
 
 // normInf is the largest absolute entry of v.
 func normInf(v []float64) float64 {
@@ -643,8 +680,12 @@ func normInf(v []float64) float64 {
 // start computes the starting point: x̂ = argmin Σ_r ω_r (h_r − g_r·x)², s
 // = h − Gx̂ and ẑ = the z of least Σ ω z² with V⁻¹GᵀΩz = −c, both brought
 // into the orthant.
-func (q *ipmProblem) start() (*ipmKKT, error) {
+func (q *ipmProblem) start(w *Work) (*ipmKKT, error) {
 	k := &ipmKKT{}
+	if w != nil { // its factorisations' and vectors' memory; nothing else carries over
+		k = &w.kkt
+		*k = ipmKKT{arrow: k.arrow, dense: k.dense, hx: k.hx, r: k.r, work: k.work}
+	}
 	if !q.dense {
 		k.layout = newArrowLayout(q)
 	}

@@ -9,7 +9,11 @@ import (
 // (names left out: they do not change a solution): two problems with the same
 // key have the same solution from any deterministic method.
 func Key(p *Problem, cp Copies) string {
-	b := make([]byte, 0, 32*(len(p.Vars)+len(p.Rows)))
+	nnz := 0
+	for _, r := range p.Rows {
+		nnz += len(r.Coefs)
+	}
+	b := make([]byte, 0, 8*(5+len(p.Vars)*3+len(p.Rows)*3+nnz*2+len(cp.Vars)+len(cp.Rows))+len(p.Vars))
 	f := func(v float64) { b = binary.LittleEndian.AppendUint64(b, math.Float64bits(v)) }
 	n := func(v int) { b = binary.LittleEndian.AppendUint64(b, uint64(v)) }
 	n(int(p.Sense))

@@ -4,9 +4,6 @@ import (
 	"errors"
 	"math"
 
-	"gonum.org/v1/gonum/blas"
-	"gonum.org/v1/gonum/blas/blas64"
-	"gonum.org/v1/gonum/lapack/lapack64"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -27,9 +24,10 @@ import (
 // with B block-diagonal (the local rows on the blocks), E and F the local
 // rows' border parts, and one column u_r = √(ω_r/d²_r)·g_r of U per wide
 // row. The arrow is solved through its blocks and the Schur complement of
-// the border, F − EᵀB⁻¹E, and U·Uᵀ through the Sherman–Morrison–Woodbury
-// identity. Both are followed by iterative refinement against N itself
-// (ipmKKT.normalSolve).
+// the border, F − EᵀB⁻¹E (each block's term in the Woodbury form of its
+// "coupling" rows, those with block and border terms: factorBlocks), and
+// U·Uᵀ through the Sherman–Morrison–Woodbury identity. Both are followed by
+// iterative refinement against N itself (ipmKKT.normalSolve).
 
 // normalFactor is a factorised N.
 type normalFactor interface {
@@ -47,9 +45,6 @@ const (
 	maxBlock  = 24
 	maxBorder = 16
 	maxWide   = 32
-	// denseBelow is the size under which the dense factorisation is used
-	// whatever the structure.
-	denseBelow = 60
 )
 
 // arrowLayout is the partition of a problem's variables and rows.
@@ -62,13 +57,10 @@ type arrowLayout struct {
 	local  []int   // local rows
 }
 
-// newArrowLayout finds the layout of q, or nil when q is small or not built
+// newArrowLayout finds the layout of q, or nil when q is not built
 // of small blocks.
 func newArrowLayout(q *ipmProblem) *arrowLayout {
 	n := len(q.c)
-	if n < denseBelow {
-		return nil
-	}
 	deg := make([]int, n)
 	for _, r := range q.rows {
 		for _, t := range r {
@@ -117,16 +109,16 @@ func newArrowLayout(q *ipmProblem) *arrowLayout {
 	if len(l.border) > maxBorder || len(l.wide) > maxWide {
 		return nil
 	}
-	index := map[int]int{}
+	index := make([]int, n) // block of a root variable, plus one (0: none yet)
 	for j := 0; j < n; j++ {
 		if isBorder[j] {
 			continue
 		}
 		root := find(j)
-		b, ok := index[root]
-		if !ok {
+		b := index[root] - 1
+		if b < 0 {
 			b = len(l.blocks)
-			index[root] = b
+			index[root] = b + 1
 			l.blocks = append(l.blocks, nil)
 		}
 		l.block[j] = b
@@ -143,6 +135,7 @@ func newArrowLayout(q *ipmProblem) *arrowLayout {
 type denseFactor struct {
 	chol chol
 	h    *mat.SymDense // N before factoring (its memory is reused)
+	data []float64     // h's memory, kept for a problem of another size
 	v    []float64     // solve's answer
 }
 
@@ -163,11 +156,14 @@ func ridge(maxDiag float64) float64 { return ipmTiny * max(1, maxDiag) }
 // earlier scaling of the same problem, or nil).
 func factorDense(q *ipmProblem, d2 []float64, f *denseFactor) (*denseFactor, error) {
 	n := len(q.c)
-	if f == nil || f.h == nil || f.h.SymmetricDim() != n {
-		f = &denseFactor{h: mat.NewSymDense(n, nil)}
-	} else {
-		clear(f.h.RawSymmetric().Data)
+	if f == nil {
+		f = &denseFactor{}
 	}
+	if f.h == nil || f.h.SymmetricDim() != n {
+		f.data = grow(f.data, n*n)
+		f.h = mat.NewSymDense(n, f.data)
+	}
+	clear(f.h.RawSymmetric().Data)
 	raw := f.h.RawSymmetric()
 	data, stride := raw.Data, raw.Stride
 	for i, r := range q.rows {
@@ -200,22 +196,27 @@ type arrowFactor struct {
 	start  []int     // block b's variables are entries start[b]:start[b+1] of the blocks' vectors
 	uStart []int     // block b's matrix (then its factor U) is u[uStart[b]:], len(block)² row-major
 	u      []float64 // B_b, then its Cholesky factor U_b (B_b = U_bᵀU_b), upper triangle
+	m      []float64 // M_b: B_b less the coupling rows (same layout as u), then its factor
 	inv    []float64 // B_b⁻¹, whole (same layout as u): a block's solve is a product
-	e      []float64 // E_b, row-major len(block)×nb, at start[b]·nb
-	binvE  []float64 // B_b⁻¹·E_b, same layout
-	border []float64 // F, then its Schur complement F − EᵀB⁻¹E (nb×nb, upper triangle)
+	binvE  []float64 // B_b⁻¹·E_b, row-major len(block)×nb, at start[b]·nb
+	border []float64 // F less the coupling rows, then the Schur complement F − EᵀB⁻¹E (nb×nb, upper triangle)
 	schur  chol
-	// illCond: some block's condition number exceeds what gonum's solve
-	// accepts (mat.ConditionTolerance); its solves then fail, as the dense
-	// path's do.
-	illCond bool
 	// pairs are the local rows' contributions to N: row, target entry (in
-	// u, e or border, offset by the sections' starts: see accumulate) and
+	// u or border, offset by the sections' starts: see accumulate) and
 	// the product of the two coefficients.
-	pairs []arrowPair
-	rowAt []int // pairs of local row l.local[k] are pairs[rowAt[k]:rowAt[k+1]]
+	pairs   []arrowPair
+	rowAt   []int  // pairs of local row l.local[k] are pairs[rowAt[k]:rowAt[k+1]]
+	coupled []bool // local row l.local[k] is a coupling row (block and border)
+	// The coupling rows, block by block (those of block b are
+	// couple[coupleAt[b]:coupleAt[b+1]]), and the work space of their
+	// Woodbury form (factorBlocks).
+	couple   []arrowCoupling
+	coupleAt []int
+	terms    []arrowTerm
+	z, c, yb []float64
 	// The wide rows' Sherman–Morrison–Woodbury correction.
 	u2    [][]float64 // columns of U
+	uTerm [][]Term    // the same, their non-zeros only (the wide row's terms, scaled)
 	hinvU [][]float64 // arrow⁻¹·U
 	smw   chol        // I + Uᵀ·arrow⁻¹·U
 	smwM  *mat.SymDense
@@ -225,7 +226,20 @@ type arrowFactor struct {
 	y     []float64 // solve's answer
 	uy    []float64 // Uᵀ·y
 	schM  *mat.SymDense
-	norms []float64 // per block: ‖B_b‖∞ (for the condition check)
+}
+
+// arrowCoupling is a local row that touches a block and the border: its
+// block part g (positions in the block) and border part h (positions in
+// the border).
+type arrowCoupling struct {
+	row  int
+	g, h []arrowTerm
+}
+
+// arrowTerm is one coefficient of a coupling row.
+type arrowTerm struct {
+	at   int
+	coef float64
 }
 
 // arrowPair is one product of two terms of a local row.
@@ -238,10 +252,10 @@ type arrowPair struct {
 // factor of an earlier scaling by the same layout, or nil).
 func factorArrow(q *ipmProblem, l *arrowLayout, d2 []float64, f *arrowFactor) (*arrowFactor, error) {
 	if f == nil || f.l != l {
-		f = newArrowFactor(q, l)
+		f = newArrowFactor(q, l, f)
 	}
 	f.accumulate(q, d2)
-	if err := f.factorBlocks(); err != nil {
+	if err := f.factorBlocks(q, d2); err != nil {
 		return nil, err
 	}
 	if err := f.factorWide(q, d2); err != nil {
@@ -252,24 +266,62 @@ func factorArrow(q *ipmProblem, l *arrowLayout, d2 []float64, f *arrowFactor) (*
 
 // newArrowFactor sizes the work space of l and lists the local rows' pairs
 // of terms with the entry of N each adds to: blocks' matrices first, then
-// the E parts, then the border.
-func newArrowFactor(q *ipmProblem, l *arrowLayout) *arrowFactor {
+// the E parts, then the border. It reuses the memory of old (a factor of
+// another layout, or nil); every array is written before it is read.
+func newArrowFactor(q *ipmProblem, l *arrowLayout, old *arrowFactor) *arrowFactor {
 	nb := len(l.border)
-	f := &arrowFactor{l: l, n: len(q.c), nb: nb, start: make([]int, len(l.blocks)+1), uStart: make([]int, len(l.blocks)+1)}
+	f := old
+	if f == nil {
+		f = &arrowFactor{}
+	}
+	f.l, f.n, f.nb = l, len(q.c), nb
+	f.start, f.uStart = growInts(f.start, len(l.blocks)+1), growInts(f.uStart, len(l.blocks)+1)
+	f.start[0], f.uStart[0] = 0, 0
 	for b, vars := range l.blocks {
 		f.start[b+1] = f.start[b] + len(vars)
 		f.uStart[b+1] = f.uStart[b] + len(vars)*len(vars)
 	}
 	nu, ne := f.uStart[len(l.blocks)], f.start[len(l.blocks)]*nb
-	f.u, f.inv = make([]float64, nu), make([]float64, nu)
-	f.e, f.binvE = make([]float64, ne), make([]float64, ne)
-	f.border = make([]float64, max(nb, 1)*max(nb, 1))
-	f.binvR, f.rg, f.y = make([]float64, f.start[len(l.blocks)]), make([]float64, max(nb, 1)), make([]float64, f.n)
-	f.norms = make([]float64, len(l.blocks))
-	f.rowAt = make([]int, 0, len(l.local)+1)
+	f.u, f.m, f.inv = grow(f.u, nu), grow(f.m, nu), grow(f.inv, nu)
+	f.binvE = grow(f.binvE, ne)
+	f.border = grow(f.border, max(nb, 1)*max(nb, 1))
+	f.binvR, f.rg, f.y = grow(f.binvR, f.start[len(l.blocks)]), grow(f.rg, max(nb, 1)), grow(f.y, f.n)
+	if f.schM != nil && f.schM.SymmetricDim() != nb {
+		f.schM = nil
+	}
+	f.pairs, f.rowAt, f.coupled = f.pairs[:0], f.rowAt[:0], f.coupled[:0]
+	f.u2, f.hinvU, f.uTerm = f.u2[:0], f.hinvU[:0], f.uTerm[:0] // factorWide sizes them
+	f.terms = f.terms[:0]
+	type couplingSpan struct{ row, block, start, mid, end int } // its terms: f.terms[start:mid] block, [mid:end] border
+	var spans []couplingSpan
 	for _, i := range l.local {
 		f.rowAt = append(f.rowAt, len(f.pairs))
 		r := q.rows[i]
+		block, border := -1, false
+		for _, t := range r {
+			if b := l.block[t.Var]; b >= 0 {
+				block = b
+			} else {
+				border = true
+			}
+		}
+		coupled := block >= 0 && border
+		f.coupled = append(f.coupled, coupled)
+		if coupled {
+			start := len(f.terms)
+			for _, t := range r {
+				if l.block[t.Var] >= 0 {
+					f.terms = append(f.terms, arrowTerm{at: l.where[t.Var], coef: t.Coef})
+				}
+			}
+			mid := len(f.terms)
+			for _, t := range r {
+				if l.block[t.Var] < 0 {
+					f.terms = append(f.terms, arrowTerm{at: l.where[t.Var], coef: t.Coef})
+				}
+			}
+			spans = append(spans, couplingSpan{row: i, block: block, start: start, mid: mid, end: len(f.terms)})
+		}
 		for a, ta := range r {
 			for _, tb := range r[a:] {
 				ba, bb := l.block[ta.Var], l.block[tb.Var]
@@ -279,80 +331,102 @@ func newArrowFactor(q *ipmProblem, l *arrowLayout) *arrowFactor {
 				case ba >= 0 && bb >= 0: // same block (a local row touches one)
 					k := len(l.blocks[ba])
 					at = f.uStart[ba] + min(pa, pb)*k + max(pa, pb)
-				case ba >= 0:
-					at = nu + (f.start[ba]+pa)*nb + pb
-				case bb >= 0:
-					at = nu + (f.start[bb]+pb)*nb + pa
-				default:
-					at = nu + ne + min(pa, pb)*nb + max(pa, pb)
+				case ba < 0 && bb < 0 && !coupled:
+					at = nu + min(pa, pb)*nb + max(pa, pb)
+				default: // a coupling row's border part: through its Woodbury form only
+					continue
 				}
 				f.pairs = append(f.pairs, arrowPair{at: int32(at), prod: ta.Coef * tb.Coef})
 			}
 		}
 	}
 	f.rowAt = append(f.rowAt, len(f.pairs))
+	// The coupling rows grouped by block, in row order within a block.
+	f.coupleAt = growInts(f.coupleAt, len(l.blocks)+1)
+	clear(f.coupleAt)
+	for _, c := range spans {
+		f.coupleAt[c.block+1]++
+	}
+	for b := range l.blocks {
+		f.coupleAt[b+1] += f.coupleAt[b]
+	}
+	if cap(f.couple) < len(spans) {
+		f.couple = make([]arrowCoupling, len(spans))
+	}
+	f.couple = f.couple[:len(spans)]
+	next := make([]int, len(l.blocks))
+	copy(next, f.coupleAt)
+	for _, c := range spans {
+		f.couple[next[c.block]] = arrowCoupling{row: c.row, g: f.terms[c.start:c.mid:c.mid], h: f.terms[c.mid:c.end:c.end]}
+		next[c.block]++
+	}
 	return f
 }
 
-// accumulate sums the local rows into the blocks B_b, the border parts E_b
-// and F.
+// accumulate sums the local rows into the blocks B_b, the blocks less
+// the coupling rows M_b, and the border less the coupling rows.
 func (f *arrowFactor) accumulate(q *ipmProblem, d2 []float64) {
 	clear(f.u)
-	clear(f.e)
+	clear(f.m)
 	clear(f.border)
-	nu, ne := len(f.u), len(f.e)
+	nu := len(f.u)
 	for k, i := range f.l.local {
 		w := q.w[i] / d2[i]
+		coupled := f.coupled[k]
 		for _, p := range f.pairs[f.rowAt[k]:f.rowAt[k+1]] {
 			v := w * p.prod
 			switch at := int(p.at); {
-			case at < nu:
+			case at >= nu:
+				f.border[at-nu] += v
+			case coupled:
 				f.u[at] += v
-			case at < nu+ne:
-				f.e[at-nu] += v
 			default:
-				f.border[at-nu-ne] += v
+				f.u[at] += v
+				f.m[at] += v
 			}
 		}
 	}
 }
 
 // factorBlocks factors every block, forms B_b⁻¹·E_b, and factors the
-// border's Schur complement F − Σ_b E_bᵀ·B_b⁻¹·E_b.
-func (f *arrowFactor) factorBlocks() error {
+// border's Schur complement F − Σ_b E_bᵀ·B_b⁻¹·E_b. The coupling rows of
+// block b, with block parts G (a row each), border parts H and weights Ω,
+// give E_b = GᵀΩH and add GᵀΩG to M_b and HᵀΩH to F; formed so, the Schur
+// complement is a difference of nearly equal terms wherever a coupling row's
+// weight dominates its block (a tight max-min row, for the level t on the
+// border), which lost all its accuracy on some Gavel LPs. It is formed
+// instead by the Woodbury identity, as sums of positive terms:
+//
+//	F_b − E_bᵀB_b⁻¹E_b = Hᵀ(Ω⁻¹ + G·M_b⁻¹·Gᵀ)⁻¹H,   B_b⁻¹E_b = M_b⁻¹Gᵀ·(Ω⁻¹ + G·M_b⁻¹·Gᵀ)⁻¹H.
+func (f *arrowFactor) factorBlocks(q *ipmProblem, d2 []float64) error {
 	nb := f.nb
-	f.illCond = false
 	for b := range f.l.blocks {
 		k := f.start[b+1] - f.start[b]
 		u := f.u[f.uStart[b]:f.uStart[b+1]]
-		ridgeFlat(u, k)
-		norm := symNormFlat(u, k)
+		r := ridgeFlat(u, k)
+		m := f.m[f.uStart[b]:f.uStart[b+1]]
+		for i := 0; i < k; i++ {
+			m[i*k+i] += r
+		}
 		if !cholFlat(u, k) {
 			return errors.New("normal equations: a block is not positive definite")
 		}
-		if illConditioned(u, k, norm) {
-			f.illCond = true
-		}
+		// No block is ill-conditioned by gonum's test (an estimated
+		// condition number above mat.ConditionTolerance = 1e16, which
+		// the dense path applies): with the ridge r = 1e-13·max(1, largest
+		// diagonal entry d), the block's smallest eigenvalue is at least r
+		// and its 1-norm at most k·(d + r), so its 1-norm condition number
+		// is at most k^1.5·(d + r)/r ≤ 24^1.5·(1e13 + 1) ≈ 1.2e15 for
+		// blocks of up to maxBlock variables.
 		inv := f.inv[f.uStart[b]:f.uStart[b+1]]
 		clear(inv)
 		for i := 0; i < k; i++ {
 			inv[i*k+i] = 1
 			solveFlatStrided(u, k, inv[i:], k)
 		}
-		e := f.e[f.start[b]*nb : f.start[b+1]*nb]
 		be := f.binvE[f.start[b]*nb : f.start[b+1]*nb]
-		copy(be, e)
-		for g := 0; g < nb; g++ {
-			solveFlatStrided(u, k, be[g:], nb)
-		}
-		for g := 0; g < nb; g++ {
-			for h := g; h < nb; h++ {
-				s := 0.0
-				for r := 0; r < k; r++ {
-					s += e[r*nb+g] * be[r*nb+h]
-				}
-				f.border[g*nb+h] -= s
-			}
+		if err := f.couplings(q, d2, b, k, m, be); err != nil {
+			return err
 		}
 	}
 	if nb == 0 {
@@ -373,29 +447,83 @@ func (f *arrowFactor) factorBlocks() error {
 }
 
 // ridgeFlat adds ridge(largest diagonal entry) to the diagonal of the k×k
-// row-major matrix a.
-func ridgeFlat(a []float64, k int) {
+// row-major matrix a, and returns it.
+func ridgeFlat(a []float64, k int) float64 {
 	maxDiag := 0.0
 	for i := 0; i < k; i++ {
 		maxDiag = max(maxDiag, math.Abs(a[i*k+i]))
 	}
+	r := ridge(maxDiag)
 	for i := 0; i < k; i++ {
-		a[i*k+i] += ridge(maxDiag)
+		a[i*k+i] += r
 	}
+	return r
 }
 
-// symNormFlat is the infinity norm of the symmetric k×k matrix whose upper
-// triangle is a (row-major).
-func symNormFlat(a []float64, k int) float64 {
-	norm := 0.0
-	for i := 0; i < k; i++ {
-		s := 0.0
-		for j := 0; j < k; j++ {
-			s += math.Abs(a[min(i, j)*k+max(i, j)])
-		}
-		norm = max(norm, s)
+// couplings forms block b's B_b⁻¹·E_b into be and adds its term of the
+// Schur complement to the border, from the block's coupling rows and M_b
+// (m, k×k with the block's ridge, factored here) by the Woodbury form of
+// factorBlocks. Without coupling rows E_b = 0.
+func (f *arrowFactor) couplings(q *ipmProblem, d2 []float64, b, k int, m, be []float64) error {
+	nb := f.nb
+	rows := f.couple[f.coupleAt[b]:f.coupleAt[b+1]]
+	clear(be)
+	nr := len(rows)
+	if nr == 0 {
+		return nil
 	}
-	return norm
+	if !cholFlat(m, k) {
+		return errors.New("normal equations: a block is not positive definite")
+	}
+	f.z, f.c, f.yb = grow(f.z, k*nr), grow(f.c, nr*nr), grow(f.yb, nr*nb)
+	z, c, y := f.z, f.c, f.yb // Z = M⁻¹Gᵀ (k×nr, column j at z[j:] stride nr), C, Y = C⁻¹H (nr×nb)
+	clear(z)
+	for j, row := range rows {
+		for _, t := range row.g {
+			z[t.at*nr+j] = t.coef
+		}
+		solveFlatStrided(m, k, z[j:], nr)
+	}
+	clear(c)
+	for a, ra := range rows {
+		i := ra.row
+		c[a*nr+a] = d2[i] / q.w[i]
+		for bb := a; bb < nr; bb++ {
+			s := 0.0
+			for _, t := range ra.g {
+				s += t.coef * z[t.at*nr+bb]
+			}
+			c[a*nr+bb] += s
+		}
+	}
+	if !cholFlat(c, nr) {
+		return errors.New("normal equations: a coupling block is not positive definite")
+	}
+	clear(y)
+	for j, row := range rows {
+		for _, t := range row.h {
+			y[j*nb+t.at] += t.coef
+		}
+	}
+	for g := 0; g < nb; g++ {
+		solveFlatStrided(c, nr, y[g:], nb)
+	}
+	for i := 0; i < k; i++ { // B⁻¹E = Z·Y
+		for j := 0; j < nr; j++ {
+			zij := z[i*nr+j]
+			for g := 0; g < nb; g++ {
+				be[i*nb+g] += zij * y[j*nb+g]
+			}
+		}
+	}
+	for j, row := range rows { // HᵀY, upper triangle
+		for _, t := range row.h {
+			for h := t.at; h < nb; h++ {
+				f.border[t.at*nb+h] += t.coef * y[j*nb+h]
+			}
+		}
+	}
+	return nil
 }
 
 // cholFlat factors the symmetric k×k matrix whose upper triangle is a
@@ -422,22 +550,6 @@ func cholFlat(a []float64, k int) bool {
 		}
 	}
 	return true
-}
-
-// illConditioned reports whether the matrix of Cholesky factor u (k×k,
-// row-major) and infinity norm norm has a condition number above
-// mat.ConditionTolerance, as gonum's solve decides it (its estimate, where
-// the cheap bound of chol.condBound does not already settle it).
-func illConditioned(u []float64, k int, norm float64) bool {
-	c := chol{u: u, n: k, work: make([]float64, 0)}
-	var work [2 * maxBlock]float64
-	c.work = work[:2*k]
-	if c.condBound(norm) <= mat.ConditionTolerance/condMargin {
-		return false
-	}
-	w, iw := make([]float64, 3*k), make([]int, k)
-	sym := blas64.Symmetric{Uplo: blas.Upper, N: k, Stride: k, Data: u}
-	return 1/lapack64.Pocon(sym, norm, w, iw) > mat.ConditionTolerance
 }
 
 // solveFlatStrided overwrites x (entries 0, inc, 2·inc, …) with
@@ -478,21 +590,26 @@ func (f *arrowFactor) factorWide(q *ipmProblem, d2 []float64) error {
 	if nu == 0 {
 		return nil
 	}
-	if f.u2 == nil {
-		f.u2 = make([][]float64, nu)
-		f.hinvU = make([][]float64, nu)
-		for k := range f.u2 {
-			f.u2[k], f.hinvU[k] = make([]float64, f.n), make([]float64, f.n)
+	if len(f.u2) != nu || len(f.u2[0]) != f.n {
+		f.u2 = growRows(f.u2, nu, f.n)
+		f.hinvU = growRows(f.hinvU, nu, f.n)
+		f.uTerm = f.uTerm[:min(nu, cap(f.uTerm))]
+		for len(f.uTerm) < nu {
+			f.uTerm = append(f.uTerm, nil)
 		}
-		f.uy = make([]float64, nu)
-		f.smwM = mat.NewSymDense(nu, nil)
+		f.uy = grow(f.uy, nu)
+		if f.smwM == nil || f.smwM.SymmetricDim() != nu {
+			f.smwM = mat.NewSymDense(nu, nil)
+		}
 	}
 	for k, i := range f.l.wide {
 		s := math.Sqrt(q.w[i] / d2[i])
 		u := f.u2[k]
 		clear(u)
+		f.uTerm[k] = f.uTerm[k][:0]
 		for _, t := range q.rows[i] {
 			u[t.Var] += s * t.Coef
+			f.uTerm[k] = append(f.uTerm[k], Term{Var: t.Var, Coef: s * t.Coef})
 		}
 		if !f.arrowSolve(f.hinvU[k], u) {
 			return errors.New("normal equations: arrow solve failed")
@@ -501,7 +618,7 @@ func (f *arrowFactor) factorWide(q *ipmProblem, d2 []float64) error {
 	m := f.smwM
 	for a := 0; a < nu; a++ {
 		for b := a; b < nu; b++ {
-			v := dot(f.u2[a], f.hinvU[b])
+			v := sparseDot(f.uTerm[a], f.hinvU[b])
 			if a == b {
 				v++
 			}
@@ -515,9 +632,12 @@ func (f *arrowFactor) factorWide(q *ipmProblem, d2 []float64) error {
 }
 
 // arrowSolve solves the arrow part, B·y_L + E·y_G = r_L, Eᵀ·y_L + F·y_G =
-// r_G, into out (every entry written); false when a factor is
+// r_G, into out (every entry written); false when the border's factor is
 // ill-conditioned.
 func (f *arrowFactor) arrowSolve(out, rhs []float64) bool {
+	if f.nb == 1 {
+		return f.arrowSolve1(out, rhs)
+	}
 	l, nb := f.l, f.nb
 	rg := f.rg[:nb]
 	for g, j := range l.border {
@@ -534,10 +654,10 @@ func (f *arrowFactor) arrowSolve(out, rhs []float64) bool {
 			}
 			r[i] = s
 		}
-		e := f.e[f.start[b]*nb : f.start[b+1]*nb]
-		for i := range r {
+		be := f.binvE[f.start[b]*nb : f.start[b+1]*nb] // EᵀB⁻¹r = (B⁻¹E)ᵀr
+		for c, j := range vars {
 			for g := range rg {
-				rg[g] -= e[i*nb+g] * r[i]
+				rg[g] -= be[c*nb+g] * rhs[j]
 			}
 		}
 	}
@@ -558,7 +678,49 @@ func (f *arrowFactor) arrowSolve(out, rhs []float64) bool {
 			out[j] = y
 		}
 	}
-	return !f.illCond
+	return true
+}
+
+// arrowSolve1 is arrowSolve for a border of one variable (the max-min
+// LPs' level t), the same operations in the same order without the loops
+// over the border.
+func (f *arrowFactor) arrowSolve1(out, rhs []float64) bool {
+	l := f.l
+	rg := f.rg[:1]
+	rg[0] = rhs[l.border[0]]
+	for b, vars := range l.blocks {
+		k, s0 := len(vars), f.start[b]
+		r := f.binvR[s0 : s0+k]
+		inv := f.inv[f.uStart[b] : f.uStart[b]+k*k]
+		be := f.binvE[s0 : s0+k]
+		for i := range r {
+			s := 0.0
+			row := inv[i*k : i*k+k]
+			for c, j := range vars {
+				s += row[c] * rhs[j]
+			}
+			r[i] = s
+		}
+		g := rg[0]
+		for c, j := range vars {
+			g -= be[c] * rhs[j]
+		}
+		rg[0] = g
+	}
+	if !f.schur.solveInPlace(rg) {
+		return false
+	}
+	t := rg[0]
+	out[l.border[0]] = t
+	for b, vars := range l.blocks {
+		s0 := f.start[b]
+		r := f.binvR[s0 : s0+len(vars)]
+		be := f.binvE[s0 : s0+len(vars)]
+		for i, j := range vars {
+			out[j] = r[i] - be[i]*t
+		}
+	}
+	return true
 }
 
 func (f *arrowFactor) solve(rhs []float64) ([]float64, bool) {
@@ -571,7 +733,7 @@ func (f *arrowFactor) solve(rhs []float64) ([]float64, bool) {
 	}
 	uy := f.uy
 	for k := range f.u2 {
-		uy[k] = dot(f.u2[k], y)
+		uy[k] = sparseDot(f.uTerm[k], y)
 	}
 	if !f.smw.solveInPlace(uy) {
 		return nil, false
@@ -590,4 +752,41 @@ func addSym(m *mat.SymDense, i, j int, v float64) {
 	raw := m.RawSymmetric()
 	i, j = min(i, j), max(i, j)
 	raw.Data[i*raw.Stride+j] += v
+}
+
+// sparseDot is Σ coef·x[var] over the terms.
+func sparseDot(terms []Term, x []float64) float64 {
+	s := 0.0
+	for _, t := range terms {
+		s += t.Coef * x[t.Var]
+	}
+	return s
+}
+
+// grow returns v resliced to n entries, or a new slice where v is too
+// short; its contents are not cleared.
+func grow(v []float64, n int) []float64 {
+	if cap(v) < n {
+		return make([]float64, n)
+	}
+	return v[:n]
+}
+
+func growInts(v []int, n int) []int {
+	if cap(v) < n {
+		return make([]int, n)
+	}
+	return v[:n]
+}
+
+// growRows returns rows rows of n entries each, reusing those of v.
+func growRows(v [][]float64, rows, n int) [][]float64 {
+	v = v[:min(rows, cap(v))]
+	for len(v) < rows {
+		v = append(v, nil)
+	}
+	for k := range v {
+		v[k] = grow(v[k], n)
+	}
+	return v
 }

@@ -131,6 +131,9 @@ func checkBounds(lo, hi float64) error {
 	return nil
 }
 
+// compareVar orders terms by variable.
+func compareVar(a, b Term) int { return cmp.Compare(a.Var, b.Var) }
+
 // mergedRows returns each row's terms sorted by variable, repeated variables
 // summed and zero coefficients dropped. p must be valid.
 func (p *Problem) mergedRows() [][]Term {
@@ -144,7 +147,9 @@ func (p *Problem) mergedRows() [][]Term {
 		start := len(all)
 		all = append(all, r.Coefs...)
 		ts := all[start:len(all):len(all)]
-		slices.SortStableFunc(ts, func(a, b Term) int { return cmp.Compare(a.Var, b.Var) })
+		if !slices.IsSortedFunc(ts, compareVar) { // the common case: already in order
+			slices.SortStableFunc(ts, compareVar)
+		}
 		merged := ts[:0]
 		for _, t := range ts {
 			if n := len(merged); n > 0 && merged[n-1].Var == t.Var {
