@@ -30,9 +30,12 @@ import (
 // children. The optimum is the same as CBC's within that tolerance; among
 // tied optima the incumbent (the fast path's solution) is kept.
 
-// maxBranchNodes bounds the relaxations one search solves; a search that
-// reaches it hands the MIP to the backend (SolveExactFast).
-const maxBranchNodes = 1000
+// maxBranchNodes bounds the relaxations one search solves (its searches
+// below cutoffs included); a search that reaches it hands the MIP to the
+// backend (SolveExactFast). A node costs tens of microseconds; CBC's plain
+// branch and bound, which bounds with the same relaxation, took minutes on
+// the hardest full-cluster rounds the search proves in ~110,000 nodes.
+const maxBranchNodes = 200000
 
 // searchEnd is how a search ended.
 type searchEnd int
@@ -66,6 +69,7 @@ type branchSearch struct {
 	limit    int       // the caller's node limit (0: none)
 	deadline time.Time // the caller's time limit (zero: none)
 	end      searchEnd
+	pool     []*flow // relaxations no longer needed (spare)
 }
 
 // branchAndBound solves in with the fill row at k = root.fill() (root being
@@ -85,6 +89,21 @@ func branchAndBound(in *Instance, root *flow, inc Solution, o lp.Options, budget
 	s.visit(bbNode{sub: in, fixed: fixed, f: root})
 	return s.best, s.end, s.nodes
 }
+
+// spare is a flow no longer needed, to build a node's relaxation in (nil
+// when there is none).
+func (s *branchSearch) spare() *flow {
+	n := len(s.pool)
+	if n == 0 {
+		return nil
+	}
+	f := s.pool[n-1]
+	s.pool = s.pool[:n-1]
+	return f
+}
+
+// release hands back f, a node's relaxation whose subtree is searched.
+func (s *branchSearch) release(f *flow) { s.pool = append(s.pool, f) }
 
 // pruned reports whether a bound cannot beat the incumbent.
 func (s *branchSearch) pruned(bound float64) bool {
@@ -117,7 +136,8 @@ func (s *branchSearch) visit(nd bbNode) bool {
 	switch {
 	case f != nil:
 	case nd.from != nil:
-		f = nd.from.warmed(nd.sub)
+		f = nd.from.warmedIn(nd.sub, s.spare())
+		defer s.release(f) // its subtree is searched when visit returns
 	default:
 		f = relax(nd.sub, s.root.ord)
 	}
@@ -366,48 +386,73 @@ type searched struct {
 	k     int
 	need  int
 	tol   float64
+	cut   float64 // the last search's cutoff (see below)
 }
+
+// Cutoffs below the incumbent. The relaxation's bound is close to the
+// optimum where the fast path's solution is far from it (the rounds of a
+// full cluster), and reduced-cost fixing keeps an option only when it may
+// lead below the incumbent: so the search first asks for a solution below
+// a cutoff u = bound + δ, fixing against u instead of the incumbent (fewer
+// jobs left free, every node pruned against u), with δ growing by
+// cutoffGrowth from cutoffFirst·|objective| until a search finds one (the
+// optimum: nothing it dropped could beat it by more than the tolerance) or
+// the cutoff reaches the incumbent (the search from the incumbent, as
+// without cutoffs). A search below u that finds nothing has proved that no
+// solution beats u by more than the tolerance.
+const (
+	cutoffFirst  = 1e-4
+	cutoffGrowth = 4
+	cutoffJobs   = 32 // fewer free jobs against the incumbent: no cutoffs
+)
 
 // search is the branch and bound from fast's solution, on the jobs that
 // reduced-cost fixing (fixing.go) leaves a choice when the relaxation's
-// prices can be read, else on all of them.
+// prices can be read, else on all of them; below cutoffs first (see above)
+// where fixing against fast's solution leaves more than cutoffJobs free.
 func search(in *Instance, fast FastResult, o lp.Options, budget int) searched {
+	return searchCutting(in, fast, o, budget, cutoffJobs)
+}
+
+// searchCutting is search with cutoffs where more than minFree jobs are
+// left free.
+func searchCutting(in *Instance, fast FastResult, o lp.Options, budget, minFree int) searched {
 	tol := optimalTol * (1 + math.Abs(fast.Objective))
 	sr := searched{best: fast.Solution, k: fast.LPFill, tol: tol}
-	whole := func() searched {
+	pr, ok := fast.root.prices()
+	if !ok {
 		sr.best, sr.end, sr.nodes = branchAndBound(in, fast.root, fast.Solution, o, budget, tol)
 		return sr
 	}
-	pr, ok := fast.root.prices()
-	if !ok {
-		return whole()
+	lb, _ := in.lagrange(pr, fast.LPFill)
+	d := cutoffFirst * (1 + math.Abs(fast.Objective))
+	if r, better := in.fix(pr, fast.LPFill, fast.Objective, tol); !better || len(r.jobs) <= minFree {
+		d = math.Inf(1) // fixing against the incumbent bites: no cutoffs
 	}
-	r, better := in.fix(pr, fast.LPFill, fast.Objective, tol)
-	if !better {
-		return sr
+	began := time.Now()
+	for ; ; d *= cutoffGrowth {
+		u := lb + d
+		if u >= fast.Objective-tol {
+			u = fast.Objective
+		}
+		left, ok := remaining(o, sr.nodes, began)
+		switch {
+		case !ok:
+			sr.end = searchLimit
+			return sr
+		case sr.nodes >= budget:
+			sr.end = searchBudget
+		default:
+			if sr.below(in, fast, pr, u, left, budget-sr.nodes) {
+				return sr // on the whole of in
+			}
+		}
+		if sr.end != searchProved || sr.best.Objective < u || u == fast.Objective {
+			break
+		}
 	}
-	root := relax(r.sub, fast.root.ord.restrict(r.jobs, in.Jobs()))
-	sr.need, sr.red = fast.LPFill-r.fill, &r
-	switch {
-	case root.fill() < sr.need:
-		sr.nodes = 1 // the fixed jobs leave K(t) unreachable
-		return sr
-	case root.fill() > sr.need: // impossible: the fixed jobs and a flow of the rest are a flow
-		sr.red = nil
-		return whole()
-	}
-	best, end, nodes := branchAndBound(r.sub, root, Solution{Objective: fast.Objective - r.cost, Fill: sr.need}, o, budget, tol)
-	sr.end, sr.nodes = end, nodes
-	if best.Type == nil {
-		return sr
-	}
-	sr.best = Solution{Type: slices.Clone(r.fixed)}
-	for k, j := range r.jobs {
-		sr.best.Type[j] = best.Type[k]
-	}
-	if end == searchBudget {
-		// Fix again against the better incumbent: the backend gets less.
-		in.evaluate(&sr.best)
+	if sr.end == searchBudget {
+		// Fix against the best solution found: the backend gets less.
 		r, better := in.fix(pr, fast.LPFill, sr.best.Objective, tol)
 		if !better {
 			sr.end = searchProved
@@ -416,4 +461,58 @@ func search(in *Instance, fast FastResult, o lp.Options, budget int) searched {
 		sr.need, sr.red = fast.LPFill-r.fill, &r
 	}
 	return sr
+}
+
+// remaining is o with its node and time limits less the nodes and the time
+// since began already spent, false when one of them is.
+func remaining(o lp.Options, nodes int, began time.Time) (lp.Options, bool) {
+	if o.NodeLimit > 0 {
+		if o.NodeLimit -= nodes; o.NodeLimit <= 0 {
+			return o, false
+		}
+	}
+	if o.TimeLimit > 0 {
+		if o.TimeLimit -= time.Since(began); o.TimeLimit <= 0 {
+			return o, false
+		}
+	}
+	return o, true
+}
+
+// below searches for the best solution of in below the cutoff u (fast's
+// objective, or less) within budget nodes, on the jobs that fixing against
+// u leaves free; sr.best is set to what it finds (left as it is when
+// nothing), sr.end to how it ended, and its relaxations are added to
+// sr.nodes. It reports whether it searched the whole of in from fast's
+// solution instead (the free jobs reach past what K(t) leaves them:
+// rounding noise), which ends the search.
+func (sr *searched) below(in *Instance, fast FastResult, pr prices, u float64, o lp.Options, budget int) bool {
+	sr.end, sr.cut = searchProved, u
+	r, better := in.fix(pr, fast.LPFill, u, sr.tol)
+	if !better {
+		return false // nothing beats u
+	}
+	need := fast.LPFill - r.fill
+	root := relax(r.sub, fast.root.ord.restrict(r.jobs, in.Jobs()))
+	switch {
+	case root.fill() < need:
+		sr.nodes++ // the fixed jobs leave K(t) unreachable
+		return false
+	case root.fill() > need: // impossible: the fixed jobs and a flow of the rest are a flow
+		var n int
+		sr.best, sr.end, n = branchAndBound(in, fast.root, fast.Solution, o, budget, sr.tol)
+		sr.nodes, sr.red = sr.nodes+n, nil
+		return true
+	}
+	best, end, n := branchAndBound(r.sub, root, Solution{Objective: u - r.cost, Fill: need}, o, budget, sr.tol)
+	sr.end, sr.nodes = end, sr.nodes+n
+	if best.Type == nil {
+		return false
+	}
+	sr.best = Solution{Type: slices.Clone(r.fixed)}
+	for k, j := range r.jobs {
+		sr.best.Type[j] = best.Type[k]
+	}
+	in.evaluate(&sr.best)
+	return false
 }

@@ -195,6 +195,15 @@ func TestBudgetFallbackSolvesReduced(t *testing.T) {
 	}
 }
 
+// drawSearched draws a random instance of 8 to 8+spread−1 jobs and 1–4
+// types and its fast path's result; false when the fast path fell short of
+// the relaxation's fill (no search then).
+func drawSearched(r *rand.Rand, spread int) (*Instance, FastResult, bool) {
+	in := randomInstance(r, 8+r.IntN(spread), 1+r.IntN(4), false)
+	fast := SolveFast(in)
+	return in, fast, fast.Fill == fast.LPFill
+}
+
 // With any budget, the fallback to the backend on the reduced MIP keeps the
 // exact path's answer the backend's optimum on the whole MIP.
 func TestSmallBudgetsMatchBackend(t *testing.T) {
@@ -202,9 +211,8 @@ func TestSmallBudgetsMatchBackend(t *testing.T) {
 	r := rand.New(rand.NewPCG(31, 11))
 	fellBack := 0
 	for trial := range 200 {
-		in := randomInstance(r, 8+r.IntN(30), 1+r.IntN(4), false)
-		fast := SolveFast(in)
-		if fast.Fill != fast.LPFill {
+		in, fast, ok := drawSearched(r, 30)
+		if !ok {
 			continue
 		}
 		budget := 1 + trial%4
@@ -226,5 +234,41 @@ func TestSmallBudgetsMatchBackend(t *testing.T) {
 	}
 	if fellBack < 20 {
 		t.Fatalf("only %d searches fell back to the backend", fellBack)
+	}
+}
+
+// Cutoffs below the incumbent leave the search's answer as it was: on
+// random instances, searched with cutoffs wherever a job is left free and
+// without any, the same solution job for job, the MIP backend's optimum;
+// in some of them the answer was found below a cutoff under the fast
+// path's objective.
+func TestCutoffsKeepTheAnswer(t *testing.T) {
+	t.Parallel()
+	r := rand.New(rand.NewPCG(37, 13))
+	cut := 0
+	for trial := range 300 {
+		in, fast, ok := drawSearched(r, 40)
+		if !ok || fast.Objective <= fast.Bound+optimalTol*(1+math.Abs(fast.Bound)) {
+			continue
+		}
+		with := searchCutting(in, fast, lp.Options{}, maxBranchNodes, 0)
+		without := searchCutting(in, fast, lp.Options{}, maxBranchNodes, math.MaxInt)
+		if with.end != searchProved || without.end != searchProved {
+			t.Fatalf("trial %d: ended %d and %d, want both proved", trial, with.end, without.end)
+		}
+		if !slices.Equal(with.best.Type, without.best.Type) {
+			t.Fatalf("trial %d: with cutoffs %v (%v), without %v (%v)", trial,
+				with.best.Type, with.best.Objective, without.best.Type, without.best.Objective)
+		}
+		want := exactOrFatal(t, in, fast.Fill)
+		if math.Abs(with.best.Objective-want.Objective) > 1e-9*(1+math.Abs(want.Objective)) {
+			t.Fatalf("trial %d: objective %v, backend %v", trial, with.best.Objective, want.Objective)
+		}
+		if with.cut < fast.Objective {
+			cut++
+		}
+	}
+	if cut < 20 {
+		t.Fatalf("only %d answers found below a cutoff", cut)
 	}
 }

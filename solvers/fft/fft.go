@@ -22,7 +22,7 @@ const (
 // Summaries the registry shows.
 const (
 	Summary      = "FFT (Mo et al., ICS 2025): per-round JCT surrogate + switching penalty − fairness compensation, work-conserving; LP relaxation + rounding"
-	ExactSummary = "FFT with each round's integer program solved exactly (branch and bound over its transportation relaxation, CBC beyond 1,000 nodes)"
+	ExactSummary = "FFT with each round's integer program solved exactly (branch and bound over its transportation relaxation, CBC beyond 200,000 nodes)"
 )
 
 // Solve modes.

@@ -34,10 +34,18 @@ const maxCancels = 1000
 // warmed is the relaxation of child, an instance with f's jobs, costs and
 // gangs whose capacities and flags are at most f's instance's, solved from
 // f's flow (see above). f is left as it was.
-func (f *flow) warmed(child *Instance) *flow {
+func (f *flow) warmed(child *Instance) *flow { return f.warmedIn(child, nil) }
+
+// warmedIn is warmed with the new flow built in spare's slices, a flow of
+// an instance of as many jobs that is no longer needed (nil: new ones).
+func (f *flow) warmedIn(child *Instance, spare *flow) *flow {
 	t := f.t
-	c := &flow{in: child, t: t, nodes: f.nodes, units: slices.Clone(f.units), load: slices.Clone(f.load),
-		ord: f.ord, cand: slices.Clone(f.cand), off: f.off, warm: true}
+	c := spare
+	if c == nil {
+		c = &flow{}
+	}
+	*c = flow{in: child, t: t, nodes: f.nodes, units: append(c.units[:0], f.units...), load: append(c.load[:0], f.load...),
+		ord: f.ord, cand: append(c.cand[:0], f.cand...), off: f.off, segs: c.segs[:0], warm: true}
 	idle := t
 	for j := range child.Gang {
 		if slices.Equal(child.OK[j*t:(j+1)*t], f.in.OK[j*t:(j+1)*t]) {
@@ -49,10 +57,15 @@ func (f *flow) warmed(child *Instance) *flow {
 				row[idle] += row[a]
 				c.load[a] -= int(row[a])
 				row[a] = 0
+				c.sync(j, a) // its marks out of a cleared
 			}
 		}
+		// Out of the nodes where j has no GPUs its marks are clear, as
+		// they were: only those where it has some change with the flags.
 		for a := range c.nodes {
-			c.sync(j, a)
+			if row[a] > 0 {
+				c.sync(j, a)
+			}
 		}
 	}
 	for a := range t {
@@ -94,7 +107,11 @@ type residual struct {
 	n    int
 	cost []float64
 	job  []int32
+	fin  []finite // the finite arcs, in increasing a*n+b (arcs)
 }
+
+// finite is an arc a→b of a residual graph, at k = a*n+b.
+type finite struct{ k, a, b int32 }
 
 // cancel cancels negative cycles of the residual graph (see above) until
 // none is left; false after maxCancels, or when no cycle can be traced.
@@ -102,10 +119,10 @@ func (f *flow) cancel() bool {
 	n := f.t + 2
 	g := residual{n: n, cost: make([]float64, n*n), job: make([]int32, n*n)}
 	dist, pred := make([]float64, n), make([]int, n)
-	onCycle := make([]bool, n)
+	onCycle, dirty := make([]bool, n), make([]bool, n)
 	for range maxCancels {
 		f.arcs(&g)
-		last, ok := g.negativeCycle(dist, pred)
+		last, ok := g.negativeCycle(dist, pred, dirty)
 		if !ok {
 			return false
 		}
@@ -145,26 +162,41 @@ func (f *flow) arcs(g *residual) {
 			g.cost[a*n+sink] = 0
 		}
 	}
+	g.fin = g.fin[:0]
+	for k, v := range g.cost {
+		if !math.IsInf(v, 1) {
+			g.fin = append(g.fin, finite{int32(k), int32(k / n), int32(k % n)})
+		}
+	}
 }
 
 // negativeCycle is Bellman–Ford from every node at once: a change in the
 // n-th pass means a negative cycle, and walking back n steps from the
 // node changed lands on it. It returns that node, −1 when there is no
 // negative cycle, and false when the walk back breaks off (rounding noise).
-func (g *residual) negativeCycle(dist []float64, pred []int) (int, bool) {
+func (g *residual) negativeCycle(dist []float64, pred []int, dirty []bool) (int, bool) {
 	n := g.n
 	for a := range dist {
-		dist[a], pred[a] = 0, -1
+		dist[a], pred[a], dirty[a] = 0, -1, true
 	}
 	last := -1
 	for range n {
 		last = -1
-		for a := range n {
-			for b := range n {
-				if v := g.cost[a*n+b]; !math.IsInf(v, 1) {
-					if nd := dist[a] + v; nd < dist[b]-relaxTol*(1+math.Abs(nd)) {
-						dist[b], pred[b], last = nd, a, b
-					}
+		for x := 0; x < len(g.fin); {
+			a := int(g.fin[x].a)
+			if !dirty[a] {
+				// dist[a] is as when its arcs were last relaxed: none
+				// can lower a distance (they only fall).
+				for x++; x < len(g.fin) && int(g.fin[x].a) == a; x++ {
+				}
+				continue
+			}
+			dirty[a] = false
+			for ; x < len(g.fin) && int(g.fin[x].a) == a; x++ {
+				e := g.fin[x]
+				b := int(e.b)
+				if nd := dist[a] + g.cost[e.k]; nd < dist[b]-relaxTol*(1+math.Abs(nd)) {
+					dist[b], pred[b], last, dirty[b] = nd, a, b, true
 				}
 			}
 		}
