@@ -5,6 +5,7 @@ import (
 	"runtime"
 	"testing"
 
+	"fairbench/runs"
 	"fairbench/scenarios"
 	"fairbench/sim"
 	"fairbench/solvers"
@@ -13,7 +14,7 @@ import (
 
 // philly builds the default cluster (36 V100 + 36 P100 + 36 K80 on 4-GPU
 // servers, 8 users) with n Philly-like jobs arriving at rate jobs/hour.
-func philly(b testing.TB, n int, rate float64) sim.Config {
+func philly(b testing.TB, n int, rate float64) bench {
 	b.Helper()
 	yaml := fmt.Sprintf(`
 cluster:
@@ -32,18 +33,30 @@ workload: {generator: philly, jobs: %d, arrival_rate_per_hour: %g}
 	return build(b, g.Runs[0].Spec, 0)
 }
 
-// build builds spec's workload with seed into a simulator configuration.
-func build(b testing.TB, spec scenarios.Spec, seed int64) sim.Config {
+// bench is a built workload: what 'fairbench simulate' runs for a scenario
+// and seed, without writing results.
+type bench struct {
+	cfg  sim.Config
+	w    *scenarios.Workload
+	seed int64
+}
+
+// build builds spec's workload with seed as a run does (runs.SimConfig).
+func build(b testing.TB, spec scenarios.Spec, seed int64) bench {
 	b.Helper()
 	w, err := spec.Build(seed)
 	if err != nil {
 		b.Fatal(err)
 	}
-	return sim.Config{Environment: w.Environment, Users: w.Users, Jobs: w.Jobs, Round: w.Round, Costs: sim.Costs{PerType: w.Restore, BandwidthGBps: w.BandwidthGBPerSecond}}
+	return bench{cfg: runs.SimConfig(w, nil), w: w, seed: seed}
 }
 
-func policy(b testing.TB, name string) solvers.Policy {
-	p, err := registry.Default().New(name, solvers.Config{})
+// policy builds a fresh instance of the named policy as a run of the
+// bench's scenario does: with the scenario's options, the run's random
+// stream and the restore costs (runs.PolicyConfig).
+func (e bench) policy(b testing.TB, name string) solvers.Policy {
+	b.Helper()
+	p, err := registry.Default().New(name, runs.PolicyConfig(e.w, name, e.seed))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -56,11 +69,11 @@ func policy(b testing.TB, name string) solvers.Policy {
 func BenchmarkSimulate10kFIFO(b *testing.B) {
 	for _, rate := range []float64{1.5, 3} {
 		b.Run(fmt.Sprintf("rate=%g", rate), func(b *testing.B) {
-			cfg := philly(b, 10000, rate)
+			e := philly(b, 10000, rate)
 			b.ReportAllocs()
 			var peak uint64
 			for i := 0; i < b.N; i++ {
-				r, err := sim.Run(cfg, policy(b, "fifo")) // one instance per run
+				r, err := sim.Run(e.cfg, e.policy(b, "fifo")) // one instance per run
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -77,8 +90,8 @@ func BenchmarkSimulate10kFIFO(b *testing.B) {
 // BenchmarkSimulatePolicies runs each baseline on 2,000 jobs, reporting its
 // LP solves and peak RSS (see simulate).
 func BenchmarkSimulatePolicies(b *testing.B) {
-	cfg := philly(b, 2000, 1.5)
+	e := philly(b, 2000, 1.5)
 	for _, name := range registry.Default().Names() {
-		b.Run(name, func(b *testing.B) { simulate(b, cfg, name) })
+		b.Run(name, func(b *testing.B) { simulate(b, e, name) })
 	}
 }

@@ -50,17 +50,10 @@ func ExecuteContext(ctx context.Context, r scenarios.Run, o Options) (*Outcome, 
 	if err != nil {
 		return nil, err
 	}
-	costs := sim.Costs{PerType: w.Restore, BandwidthGBps: w.BandwidthGBPerSecond}
-	p, err := o.Registry.New(r.Policy, solvers.Config{Options: w.Options(r.Policy), Rand: scenarios.Stream(r.Seed, "policy"), Restore: costs.Restore})
+	cfg := SimConfig(w, o.Clock)
+	p, err := o.Registry.New(r.Policy, PolicyConfig(w, r.Policy, r.Seed))
 	if err != nil {
 		return nil, fmt.Errorf("run %s: %w", r.ID, err)
-	}
-	cfg := sim.Config{
-		Environment: w.Environment, Users: w.Users, Jobs: w.Jobs, Round: w.Round, Costs: costs, Clock: o.Clock,
-	}
-	if m := w.Measure; m != (scenarios.MeasureSpec{}) {
-		cfg.Measure = &sim.Window{From: models.JobID(m.FromJob), To: models.JobID(m.ToJob),
-			StopWhenDone: m.Stop == scenarios.StopWindowDone}
 	}
 	var log bytes.Buffer
 	if o.Events {
@@ -87,6 +80,33 @@ func ExecuteContext(ctx context.Context, r scenarios.Run, o Options) (*Outcome, 
 		Fairbench: o.Version, Backend: o.Backend, Spec: r.Spec, Result: res,
 	}
 	return &Outcome{Record: rec, Events: log.Bytes()}, nil
+}
+
+// SimConfig is the simulator's configuration for a built workload: its
+// environment, users, jobs, round, restore costs and measurement window.
+// clock may be nil.
+func SimConfig(w *scenarios.Workload, clock func() time.Duration) sim.Config {
+	cfg := sim.Config{
+		Environment: w.Environment, Users: w.Users, Jobs: w.Jobs, Round: w.Round, Clock: clock,
+		Costs: costsOf(w),
+	}
+	if m := w.Measure; m != (scenarios.MeasureSpec{}) {
+		cfg.Measure = &sim.Window{From: models.JobID(m.FromJob), To: models.JobID(m.ToJob),
+			StopWhenDone: m.Stop == scenarios.StopWindowDone}
+	}
+	return cfg
+}
+
+// PolicyConfig is what a run of policy with seed builds the policy with:
+// the scenario's options for it, its own random stream drawn from the seed,
+// and the workload's restore costs (the same costs SimConfig charges).
+func PolicyConfig(w *scenarios.Workload, policy string, seed int64) solvers.Config {
+	return solvers.Config{Options: w.Options(policy), Rand: scenarios.Stream(seed, "policy"), Restore: costsOf(w).Restore}
+}
+
+// costsOf is the workload's checkpoint-restore costs.
+func costsOf(w *scenarios.Workload) sim.Costs {
+	return sim.Costs{PerType: w.Restore, BandwidthGBps: w.BandwidthGBPerSecond}
 }
 
 // Write stores an outcome in dir: <id>.json (the record), <id>.jobs.csv,
