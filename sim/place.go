@@ -97,7 +97,7 @@ func (e *engine) placeFast(run []models.Assignment) ([]placement, bool, error) {
 		a := &run[i]
 		j := e.jobOf(a.Job)
 		switch {
-		case len(a.GPUs) > 0 && !(j.running() && j.typ == a.Type && equalGPUs(a.GPUs, j.gpus)):
+		case len(a.GPUs) > 0 && j.held != e.checks && !(j.running() && j.typ == a.Type && equalGPUs(a.GPUs, j.gpus)):
 			named, moved = append(named, i), true
 			continue
 		case len(a.GPUs) == 0 && (!j.running() || j.typ != a.Type):

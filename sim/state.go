@@ -34,6 +34,7 @@ type job struct {
 	gpus     []int         // current GPUs, nil when not running
 	place    models.Placement
 	accum    int           // gradient-accumulation steps (0: none)
+	held     int           // the check (engine.checks) whose Holds vouched for its assignment
 	base     float64       // steps per second at the current placement, alone
 	iso      []float64     // base per type (engine.rounds.typeIdx) and placement, without accumulation; nil until placed
 	rate     float64       // steps per second now: base, slowed by any GPU partner
