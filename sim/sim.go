@@ -218,7 +218,7 @@ func (e *engine) Holds(a *models.Assignment) (int, bool) {
 	if j == nil || !j.running() || j.typ != a.Type || j.accum != a.Accum || !equalGPUs(a.GPUs, j.gpus) {
 		return 0, false
 	}
-	j.held = e.checks // placeFast keeps it without comparing again
+	j.held = int32(e.checks) // placeFast keeps it without comparing again
 	return j.pos - e.off, true
 }
 
@@ -537,7 +537,7 @@ func (e *engine) rerate(placed int) {
 		j.settle(e.now)
 		j.rate = r
 		j.schedule(e.now)
-		if placed == 0 || j.inPlan != placed {
+		if placed == 0 || j.inPlan != int32(placed) {
 			e.emit(Event{Kind: Rate, Job: j.spec.ID, Rate: r})
 		}
 	}

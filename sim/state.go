@@ -27,29 +27,31 @@ type job struct {
 	typ      string        // current GPU type, "" when not running
 	gpus     []int         // current GPUs, nil when not running
 	accum    int           // gradient-accumulation steps (0: none)
-	held     int           // the check (engine.checks) whose Holds vouched for its assignment
 	// kept is the mark (engine.keep) of the placement that left the job on
-	// its GPUs as they are.
-	kept     int
-	attained time.Duration // GPU time of progress (gang × executed)
-	executed time.Duration // wall time of progress
-	firstRun time.Duration // -1 until the first start
-	received models.Received
-	recvAt   int           // the index in received of the type it last ran on
-	lost     time.Duration // wall time spent restoring
+	// its GPUs as they are; held, the check (engine.checks) whose Holds
+	// vouched for its assignment; inPlan, see below (32 bits: a run makes
+	// fewer than 2³¹ decisions).
+	kept         int
+	held, inPlan int32
+	attained     time.Duration // GPU time of progress (gang × executed)
+	executed     time.Duration // wall time of progress
+	firstRun     time.Duration // -1 until the first start
+	received     models.Received
+	recvAt       int           // the index in received of the type it last ran on
+	lost         time.Duration // wall time spent restoring
 
-	// Marks of engine.apply (epochs, 0 for none): inPlan, the apply whose
-	// placements changed this job (at slot), and wasRunning, the apply that
-	// found it running.
-	inPlan, slot, wasRunning int
-	place                    models.Placement
-	base                     float64       // steps per second at the current placement, alone
-	finishAt                 time.Duration // completion time at the current rate
-	dirty                    bool          // on engine.dirty
-	user                     int           // index into engine.users
-	iso                      []float64     // base per type (engine.rounds.typeIdx) and placement, without accumulation; nil until placed
-	jt                       models.JobType
-	restore                  time.Duration // checkpoint-restore cost
+	// Marks of engine.apply (epochs, 0 for none): inPlan (above), the apply
+	// whose placements changed this job (at slot), and wasRunning, the apply
+	// that found it running.
+	slot, wasRunning int
+	place            models.Placement
+	base             float64       // steps per second at the current placement, alone
+	finishAt         time.Duration // completion time at the current rate
+	dirty            bool          // on engine.dirty
+	user             int           // index into engine.users
+	iso              []float64     // base per type (engine.rounds.typeIdx) and placement, without accumulation; nil until placed
+	jt               models.JobType
+	restore          time.Duration // checkpoint-restore cost
 
 	// The round mechanism's view (see rounds), per GPU type newest first:
 	// whether the job can run there, its share in the allocation in force
