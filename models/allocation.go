@@ -149,12 +149,35 @@ type Checker struct {
 	// snapshot's Jobs: a guess, checked against the job's ID (a wrong or
 	// negative one only costs the search it would have spared).
 	Locate func(JobID) int
+	// Held, when set, spares the checks of whole-GPU assignments that
+	// leave a job as it runs (see Holdings); the verdict and the error
+	// stay the full check's.
+	Held Holdings
 
 	used   []int       // GPUs taken per type, indexed like Cluster.TypeNames()
-	seen   []bool      // per job of the snapshot: assigned
+	seen   []uint8     // per job of the snapshot: assigned (isHeld: held as it runs)
 	owners []gpuOwners // per GPU: the assignments naming it
 	at     []int32     // per assignment: its job's index in the snapshot
+	named  []int32     // with Held: the assignments naming GPUs it did not vouch for
 }
+
+// Holdings is what the caller that puts a Checker's allocations in force
+// knows of them, for a check of the next allocation against the same
+// environment.
+type Holdings interface {
+	// Holds reports that a's job is the snapshot's job i and runs now on
+	// exactly a's GPUs (at least one), of a's type, with a's accumulation
+	// setting, placed there under a whole-GPU allocation this Checker
+	// passed (or kept since by one) and alone on each of them: a passes
+	// every check of its own, and no other job holds its GPUs.
+	Holds(a *Assignment) (i int, ok bool)
+	// Holder is the snapshot index of the job running on GPU g, −1 for
+	// none; asked only of GPUs no job of Holds shares.
+	Holder(g int) int
+}
+
+// isHeld marks, in Checker.seen, a job whose assignment Holds vouched for.
+const isHeld = 2
 
 // Feasible is the package's Feasible.
 func (c *Checker) Feasible(s *Snapshot, a Allocation) error {
@@ -165,10 +188,27 @@ func (c *Checker) Feasible(s *Snapshot, a Allocation) error {
 	case TimeShares:
 		return feasibleFractions(s, k.Fractions, k.Pairs)
 	case CoLocated:
-		return c.run(s, k.Run, true)
+		return c.run(s, k.Run, true, nil)
 	default:
-		return c.run(s, a.Run, false)
+		if c.Held != nil && c.run(s, a.Run, false, c.Held) == nil && !c.heldNamed(s, a.Run) {
+			return nil
+		}
+		return c.run(s, a.Run, false, nil)
 	}
+}
+
+// heldNamed reports whether a GPU named by an assignment that Holds did not
+// vouch for (c.named, from the last run with Held) is held by a job whose
+// assignment it did: a GPU named twice, which run did not see.
+func (c *Checker) heldNamed(s *Snapshot, run []Assignment) bool {
+	for _, ai := range c.named {
+		for _, g := range run[ai].GPUs {
+			if h := c.Held.Holder(g); h >= 0 && h < len(s.Jobs) && c.seen[h] == isHeld {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // find is the index in s.Jobs of the job with the given ID, looked for
@@ -186,14 +226,20 @@ func (c *Checker) find(s *Snapshot, id JobID, next int) (int, bool) {
 	return s.jobIndexAfter(id, next)
 }
 
-// run checks placements: colocate lets two jobs share a GPU.
-func (c *Checker) run(s *Snapshot, run []Assignment, colocate bool) error {
+// run checks placements: colocate lets two jobs share a GPU. With held,
+// an assignment that held.Holds is only found, counted once and its GPUs
+// counted against its type; the others, whose named GPUs are listed in
+// c.named, are checked in full but against each other only (heldNamed
+// checks them against the held ones). An error found with held is not
+// necessarily the first the full check finds: Feasible checks again
+// without held.
+func (c *Checker) run(s *Snapshot, run []Assignment, colocate bool, held Holdings) error {
 	types := s.Cluster.TypeNames()
 	used := slices.Grow(c.used[:0], len(types))[:len(types)]
 	clear(used)
 	seen := slices.Grow(c.seen[:0], len(s.Jobs))[:len(s.Jobs)]
 	clear(seen)
-	c.used, c.seen = used, seen
+	c.used, c.seen, c.named = used, seen, c.named[:0]
 	// The snapshot's rows of figures, when it has them, are indexed like
 	// types: the index found for the capacity count reads the figure.
 	rows := s.Rates.For(&s.Environment) != nil && slices.Equal(s.Rates.types, types)
@@ -203,16 +249,26 @@ func (c *Checker) run(s *Snapshot, run []Assignment, colocate bool) error {
 	total := s.Cluster.TotalGPUs()
 	next := 0
 	for ai, as := range run {
+		if held != nil && len(as.GPUs) > 0 {
+			if i, ok := held.Holds(&run[ai]); ok && i < len(seen) {
+				if seen[i] != 0 {
+					return &Violation{Constraint: "one placement per job", Job: as.Job, Detail: "job assigned twice"}
+				}
+				seen[i], next = isHeld, i+1
+				used[s.Cluster.TypeIndexOfGPU(as.GPUs[0])] += len(as.GPUs)
+				continue
+			}
+		}
 		i, ok := c.find(s, as.Job, next)
 		next = i + 1
 		if !ok {
 			return &Violation{Constraint: "active job", Job: as.Job, Detail: "no such active job"}
 		}
 		j := &s.Jobs[i]
-		if seen[i] {
+		if seen[i] != 0 {
 			return &Violation{Constraint: "one placement per job", Job: as.Job, Detail: "job assigned twice"}
 		}
-		seen[i] = true
+		seen[i] = 1
 		t := s.Cluster.TypeIndex(as.Type)
 		var thr float64
 		if row := s.RowOf(j); rows && row != nil && t >= 0 {
@@ -247,6 +303,9 @@ func (c *Checker) run(s *Snapshot, run []Assignment, colocate bool) error {
 			c.at = at
 		}
 		at[ai] = int32(i)
+		if held != nil {
+			c.named = append(c.named, int32(ai))
+		}
 		for _, g := range as.GPUs {
 			if g < 0 || g >= total {
 				return &Violation{Constraint: "gpu index", Job: as.Job, Detail: fmt.Sprintf("GPU %d does not exist", g)}

@@ -248,6 +248,20 @@ func withAccum(cfg *Config) {
 	}
 }
 
+// churnConfig is a random scenario for churn with accumulation figures
+// (withAccum); for one seed in five, with job IDs too large for the
+// engine's dense tables.
+func churnConfig(rng *rand.Rand, seed int64) Config {
+	cfg := randomConfig(rng)
+	withAccum(&cfg)
+	if seed%5 == 2 {
+		for i := range cfg.Jobs {
+			cfg.Jobs[i].ID = cfg.Jobs[i].ID*1000 + 7
+		}
+	}
+	return cfg
+}
+
 // TestIncrementalPlacementMatchesGeneral runs random policies on random
 // scenarios twice, placing by marks where place can (the default) and by
 // the general path only, and requires the same event logs and results; and
@@ -259,13 +273,7 @@ func TestIncrementalPlacementMatchesGeneral(t *testing.T) {
 	moves := map[EventKind]int{}
 	for seed := int64(0); seed < 48; seed++ {
 		rng := rand.New(rand.NewSource(seed))
-		cfg := randomConfig(rng)
-		withAccum(&cfg)
-		if seed%5 == 2 { // IDs too large for the engine's dense tables
-			for i := range cfg.Jobs {
-				cfg.Jobs[i].ID = cfg.Jobs[i].ID*1000 + 7
-			}
-		}
+		cfg := churnConfig(rng, seed)
 		share := seed%4 == 3
 		if share {
 			addRandomPairs(rng, cfg.Matrix)

@@ -64,6 +64,7 @@ func (e *engine) due() bool {
 // co-located gangs once, kept until the next decision (PlaceGangs).
 func (e *engine) adopt(a models.Allocation) error {
 	k := a.Kind()
+	_, e.whole = k.(models.WholeGPUs)
 	e.hold(k)
 	switch k := k.(type) {
 	case models.TimeShares:

@@ -97,7 +97,7 @@ func (e *engine) placeFast(run []models.Assignment) ([]placement, bool, error) {
 		a := &run[i]
 		j := e.jobOf(a.Job)
 		switch {
-		case len(a.GPUs) > 0 && !(j.running() && j.typ == a.Type && equalGPUs(a.GPUs, j.gpus)):
+		case len(a.GPUs) > 0 && j.held != int32(e.checks) && !(j.running() && j.typ == a.Type && equalGPUs(a.GPUs, j.gpus)):
 			named, moved = append(named, i), true
 			continue
 		case len(a.GPUs) == 0 && (!j.running() || j.typ != a.Type):
@@ -258,11 +258,11 @@ func (e *engine) apply(ps []placement) {
 	// one that keeps its GPUs loses the mark, so that only changed ones
 	// are started below.
 	for i := range ps {
-		ps[i].job.inPlan, ps[i].job.slot = ep, i
+		ps[i].job.inPlan, ps[i].job.slot = int32(ep), i
 	}
 	left := 0 // running jobs that leave their GPUs
 	for _, j := range e.running {
-		stays := j.inPlan == ep
+		stays := j.inPlan == int32(ep)
 		if keep != 0 && j.kept == keep && !stays {
 			continue
 		}
@@ -298,7 +298,7 @@ func (e *engine) apply(ps []placement) {
 	for i := range ps {
 		p := &ps[i]
 		j := p.job
-		if j.inPlan != ep {
+		if j.inPlan != int32(ep) {
 			continue
 		}
 		j.settle(e.now)

@@ -77,7 +77,9 @@ type engine struct {
 	placer   placer
 	rates    *models.Rates // every job's figures, for the snapshots
 	check    models.Checker
-	epoch    int // apply calls so far; see job.inPlan
+	whole    bool // the allocation in force is WholeGPUs (see Holds)
+	checks   int  // allocations checked so far; see job.held
+	epoch    int  // apply calls so far; see job.inPlan
 	// pending counts the unfinished jobs of a Measure window that stops
 	// the run when they are done (Window.StopWhenDone); −1 without one.
 	pending int
@@ -157,7 +159,7 @@ func newEngine(cfg Config, p solvers.Policy) *engine {
 		j.user = e.userIdx[j.spec.User]
 		e.rates.Add(&j.spec)
 	}
-	e.check.Locate = e.locate
+	e.check.Locate, e.check.Held = e.locate, e
 	e.occ = make([][]*job, cfg.Cluster.TotalGPUs())
 	e.vacant = make([]bool, len(e.occ))
 	for g := range e.vacant {
@@ -201,6 +203,32 @@ func (e *engine) locate(id models.JobID) int {
 		return j.pos - e.off
 	}
 	return -1
+}
+
+// Holds is models.Holdings' Holds for the checker: the allocation in force
+// is a whole-GPU one (adopt), which the checker passed, so every running
+// job runs on GPUs of a type and with a setting that allocation gave it
+// (named, or picked by place among its type's GPUs, or kept since), and,
+// while no GPU holds two jobs, alone.
+func (e *engine) Holds(a *models.Assignment) (int, bool) {
+	if !e.whole || e.shared != 0 {
+		return 0, false
+	}
+	j := e.jobOf(a.Job)
+	if j == nil || !j.running() || j.typ != a.Type || j.accum != a.Accum || !equalGPUs(a.GPUs, j.gpus) {
+		return 0, false
+	}
+	j.held = int32(e.checks) // placeFast keeps it without comparing again
+	return j.pos - e.off, true
+}
+
+// Holder is models.Holdings' Holder: the index in active of the job on GPU
+// g, −1 for none.
+func (e *engine) Holder(g int) int {
+	if g < 0 || g >= len(e.occ) || len(e.occ[g]) == 0 {
+		return -1
+	}
+	return e.occ[g][0].pos - e.off
 }
 
 // setPos sets j's pos (−1: not active).
@@ -509,7 +537,7 @@ func (e *engine) rerate(placed int) {
 		j.settle(e.now)
 		j.rate = r
 		j.schedule(e.now)
-		if placed == 0 || j.inPlan != placed {
+		if placed == 0 || j.inPlan != int32(placed) {
 			e.emit(Event{Kind: Rate, Job: j.spec.ID, Rate: r})
 		}
 	}
@@ -597,6 +625,7 @@ func (e *engine) decide(why models.Trigger) error {
 	if err != nil {
 		return fmt.Errorf("round %d (t=%gs): %w", e.round, seconds(e.now), err)
 	}
+	e.checks++
 	if err := e.check.Feasible(snap, alloc); err != nil {
 		return fmt.Errorf("round %d (t=%gs): infeasible allocation: %w", e.round, seconds(e.now), err)
 	}

@@ -15,37 +15,43 @@ type job struct {
 	seq  int // position in arrival order
 	pos  int // engine.off + its index in engine.active (and views) while active
 	spec models.Job
-	user int // index into engine.users
 
-	// Marks of engine.apply (epochs, 0 for none): inPlan, the apply whose
-	// placements changed this job (at slot), and wasRunning, the apply that
-	// found it running.
-	inPlan, slot, wasRunning int
-	// kept is the mark (engine.keep) of the placement that left the job on
-	// its GPUs as they are; dirty marks a job on engine.dirty.
-	kept    int
-	dirty   bool
-	jt      models.JobType
-	restore time.Duration // checkpoint-restore cost
+	// The fields read for every running job at every decision (settle,
+	// refresh, Holds, placeFast, apply) come first, together: a job's
+	// record spans ten cache lines, and these take four with spec.
 
 	done     float64
 	settled  time.Duration // time up to which done and the counters are exact
-	typ      string        // current GPU type, "" when not running
-	gpus     []int         // current GPUs, nil when not running
-	place    models.Placement
-	accum    int           // gradient-accumulation steps (0: none)
-	base     float64       // steps per second at the current placement, alone
-	iso      []float64     // base per type (engine.rounds.typeIdx) and placement, without accumulation; nil until placed
 	rate     float64       // steps per second now: base, slowed by any GPU partner
 	pausedTo time.Duration // restore in progress until then
-	finishAt time.Duration // completion time at the current rate
+	typ      string        // current GPU type, "" when not running
+	gpus     []int         // current GPUs, nil when not running
+	accum    int           // gradient-accumulation steps (0: none)
+	// kept is the mark (engine.keep) of the placement that left the job on
+	// its GPUs as they are; held, the check (engine.checks) whose Holds
+	// vouched for its assignment; inPlan, see below (32 bits: a run makes
+	// fewer than 2³¹ decisions).
+	kept         int
+	held, inPlan int32
+	attained     time.Duration // GPU time of progress (gang × executed)
+	executed     time.Duration // wall time of progress
+	firstRun     time.Duration // -1 until the first start
+	received     models.Received
+	recvAt       int           // the index in received of the type it last ran on
+	lost         time.Duration // wall time spent restoring
 
-	attained time.Duration // GPU time of progress (gang × executed)
-	executed time.Duration // wall time of progress
-	firstRun time.Duration // -1 until the first start
-	received models.Received
-	recvAt   int           // the index in received of the type it last ran on
-	lost     time.Duration // wall time spent restoring
+	// Marks of engine.apply (epochs, 0 for none): inPlan (above), the apply
+	// whose placements changed this job (at slot), and wasRunning, the apply
+	// that found it running.
+	slot, wasRunning int
+	place            models.Placement
+	base             float64       // steps per second at the current placement, alone
+	finishAt         time.Duration // completion time at the current rate
+	dirty            bool          // on engine.dirty
+	user             int           // index into engine.users
+	iso              []float64     // base per type (engine.rounds.typeIdx) and placement, without accumulation; nil until placed
+	jt               models.JobType
+	restore          time.Duration // checkpoint-restore cost
 
 	// The round mechanism's view (see rounds), per GPU type newest first:
 	// whether the job can run there, its share in the allocation in force
