@@ -18,11 +18,19 @@ const memoSize = 32
 type memo struct {
 	keys []string // in the order remembered; the oldest is forgotten first
 	res  map[string]lp.Result
+	buf  []byte // the last key looked up (lp.AppendKey), its memory reused
+}
+
+// key writes p's key (lp.AppendKey) into the memo's buffer and returns it,
+// valid until the next call.
+func (m *memo) key(p *lp.Problem, cp lp.Copies) []byte {
+	m.buf = lp.AppendKey(m.buf[:0], p, cp)
+	return m.buf
 }
 
 // get returns the remembered solution of key.
-func (m *memo) get(key string) (lp.Result, bool) {
-	r, ok := m.res[key]
+func (m *memo) get(key []byte) (lp.Result, bool) {
+	r, ok := m.res[string(key)] // no copy: the compiler looks the bytes up as they are
 	if ok {
 		r = copyResult(r)
 	}
@@ -31,13 +39,14 @@ func (m *memo) get(key string) (lp.Result, bool) {
 
 // put remembers r as key's solution, forgetting the oldest beyond
 // memoSize.
-func (m *memo) put(key string, r lp.Result) {
+func (m *memo) put(k []byte, r lp.Result) {
 	if m.res == nil {
 		m.res = map[string]lp.Result{}
 	}
-	if _, ok := m.res[key]; ok {
+	if _, ok := m.res[string(k)]; ok {
 		return
 	}
+	key := string(k)
 	if len(m.keys) == memoSize {
 		delete(m.res, m.keys[0])
 		m.keys = append(m.keys[:0], m.keys[1:]...)

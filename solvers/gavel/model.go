@@ -252,7 +252,7 @@ func (sv *solver) solveModel(m *model, what string) (lp.Result, error) {
 		sv.tally.Fallbacks++
 		return sv.solve(&m.p, what)
 	}
-	key := lp.Key(&m.p, m.copies)
+	key := sv.memo.key(&m.p, m.copies)
 	if res, ok := sv.memo.get(key); ok {
 		sv.tally.Reused++
 		return res, nil

@@ -61,14 +61,19 @@ type arrowLayout struct {
 // of small blocks.
 func newArrowLayout(q *ipmProblem) *arrowLayout {
 	n := len(q.c)
-	deg := make([]int, n)
+	bf := q.buf
+	deg := take(&bf.deg, n)
+	clear(deg)
 	for _, r := range q.rows {
 		for _, t := range r {
 			deg[t.Var]++
 		}
 	}
-	l := &arrowLayout{where: make([]int, n), block: make([]int, n)}
-	isBorder := make([]bool, n)
+	l := &bf.layout
+	*l = arrowLayout{where: take(&l.where, n), block: take(&l.block, n),
+		border: l.border[:0], wide: l.wide[:0], local: l.local[:0], blocks: l.blocks[:0]}
+	isBorder := take(&bf.isBorder, n)
+	clear(isBorder)
 	for j := range deg {
 		if deg[j] > wideVar {
 			isBorder[j] = true
@@ -77,7 +82,7 @@ func newArrowLayout(q *ipmProblem) *arrowLayout {
 			l.border = append(l.border, j)
 		}
 	}
-	parent := make([]int, n)
+	parent := take(&bf.parent, n)
 	for j := range parent {
 		parent[j] = j
 	}
@@ -109,7 +114,11 @@ func newArrowLayout(q *ipmProblem) *arrowLayout {
 	if len(l.border) > maxBorder || len(l.wide) > maxWide {
 		return nil
 	}
-	index := make([]int, n) // block of a root variable, plus one (0: none yet)
+	// Blocks are numbered in the order of their first variable and list
+	// their variables in order; they lie in one array (bf.blockVars).
+	index := take(&bf.index, n) // block of a root variable, plus one (0: none yet)
+	clear(index)
+	sizes := deg[:0] // each block's size (deg's memory: its counts are used)
 	for j := 0; j < n; j++ {
 		if isBorder[j] {
 			continue
@@ -117,15 +126,26 @@ func newArrowLayout(q *ipmProblem) *arrowLayout {
 		root := find(j)
 		b := index[root] - 1
 		if b < 0 {
-			b = len(l.blocks)
+			b = len(sizes)
 			index[root] = b + 1
-			l.blocks = append(l.blocks, nil)
+			sizes = append(sizes, 0)
 		}
 		l.block[j] = b
-		l.where[j] = len(l.blocks[b])
-		l.blocks[b] = append(l.blocks[b], j)
-		if len(l.blocks[b]) > maxBlock {
+		l.where[j] = sizes[b]
+		sizes[b]++
+		if sizes[b] > maxBlock {
 			return nil
+		}
+	}
+	vars := take(&bf.blockVars, n-len(l.border))
+	at := 0
+	for _, k := range sizes {
+		l.blocks = append(l.blocks, vars[at:at+k:at+k])
+		at += k
+	}
+	for j := 0; j < n; j++ {
+		if b := l.block[j]; b >= 0 {
+			l.blocks[b][l.where[j]] = j
 		}
 	}
 	return l
