@@ -136,7 +136,8 @@ type ipmBuf struct {
 	fixed, h, w, c, v, e, colMax, rowMax []float64
 	rx, rz, gtz, gx                      []float64
 	ones, x, gx0, r, vc, lam, z, s, zs   []float64
-	rows                                 [][]Term
+	rows, merged                         [][]Term
+	mergedTerms                          []Term
 	free, idx                            []int
 	bounds, all, terms                   []Term
 	layout                               arrowLayout
@@ -235,9 +236,11 @@ type ipmProblem struct {
 // newIPMProblem builds the inequality form; nil when a row left without
 // variables excludes its constant (infeasible).
 func newIPMProblem(p *Problem, cp Copies, w *Work) (*ipmProblem, error) {
-	b := &ipmBuf{}
+	var b *ipmBuf
 	if w != nil {
 		b = &w.buf
+	} else {
+		b = new(ipmBuf)
 	}
 	q := &ipmProblem{p: p, buf: b, fixed: take(&b.fixed, len(p.Vars))}
 	nr := 0 // the rows of G: a finite bound of a free variable or a row is one
@@ -285,18 +288,16 @@ func newIPMProblem(p *Problem, cp Copies, w *Work) (*ipmProblem, error) {
 		}
 	}
 	q.nBound = len(q.rows)
-	merged := p.mergedRows()
+	merged := p.mergedRowsIn(&b.merged, &b.mergedTerms)
 	nnz := 0
 	for _, r := range merged {
 		nnz += len(r)
 	}
-	twice := 0
+	twice := 0 // a row with a lower bound writes its terms again, negated
 	for i, r := range merged {
-		if finite(p.Rows[i].Lower)+finite(p.Rows[i].Upper) == 2 {
-			twice += len(r)
-		}
+		twice += finite(p.Rows[i].Lower) * len(r)
 	}
-	all := take(&b.all, nnz+twice)[:0] // the rows' terms (twice for ranges), one array
+	all := take(&b.all, nnz+twice)[:0] // the rows' terms (twice for a lower bound), one array
 	for i, r := range merged {
 		row := p.Rows[i]
 		if row.Lower == row.Upper {

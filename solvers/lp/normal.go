@@ -232,6 +232,8 @@ type arrowFactor struct {
 	// Woodbury form (factorBlocks).
 	couple   []arrowCoupling
 	coupleAt []int
+	spans    []arrowSpan // newArrowFactor's work space
+	next     []int       // likewise
 	terms    []arrowTerm
 	z, c, yb []float64
 	// The wide rows' Sherman–Morrison–Woodbury correction.
@@ -247,6 +249,10 @@ type arrowFactor struct {
 	uy    []float64 // Uᵀ·y
 	schM  *mat.SymDense
 }
+
+// arrowSpan is a coupling row of a block while newArrowFactor lists them:
+// its terms are f.terms[start:mid] (block) and [mid:end] (border).
+type arrowSpan struct{ row, block, start, mid, end int }
 
 // arrowCoupling is a local row that touches a block and the border: its
 // block part g (positions in the block) and border part h (positions in
@@ -312,8 +318,7 @@ func newArrowFactor(q *ipmProblem, l *arrowLayout, old *arrowFactor) *arrowFacto
 	f.pairs, f.rowAt, f.coupled = f.pairs[:0], f.rowAt[:0], f.coupled[:0]
 	f.u2, f.hinvU, f.uTerm = f.u2[:0], f.hinvU[:0], f.uTerm[:0] // factorWide sizes them
 	f.terms = f.terms[:0]
-	type couplingSpan struct{ row, block, start, mid, end int } // its terms: f.terms[start:mid] block, [mid:end] border
-	var spans []couplingSpan
+	spans := f.spans[:0]
 	for _, i := range l.local {
 		f.rowAt = append(f.rowAt, len(f.pairs))
 		r := q.rows[i]
@@ -340,7 +345,7 @@ func newArrowFactor(q *ipmProblem, l *arrowLayout, old *arrowFactor) *arrowFacto
 					f.terms = append(f.terms, arrowTerm{at: l.where[t.Var], coef: t.Coef})
 				}
 			}
-			spans = append(spans, couplingSpan{row: i, block: block, start: start, mid: mid, end: len(f.terms)})
+			spans = append(spans, arrowSpan{row: i, block: block, start: start, mid: mid, end: len(f.terms)})
 		}
 		for a, ta := range r {
 			for _, tb := range r[a:] {
@@ -374,7 +379,8 @@ func newArrowFactor(q *ipmProblem, l *arrowLayout, old *arrowFactor) *arrowFacto
 		f.couple = make([]arrowCoupling, len(spans))
 	}
 	f.couple = f.couple[:len(spans)]
-	next := make([]int, len(l.blocks))
+	f.spans, f.next = spans, growInts(f.next, len(l.blocks))
+	next := f.next
 	copy(next, f.coupleAt)
 	for _, c := range spans {
 		f.couple[next[c.block]] = arrowCoupling{row: c.row, g: f.terms[c.start:c.mid:c.mid], h: f.terms[c.mid:c.end:c.end]}
