@@ -183,7 +183,11 @@ func (m *model) fractions(v []float64) map[models.JobID]map[string]float64 {
 // Gavel clips its solver's answer); zero shares and shares on types where
 // the job cannot run are left out.
 func expand(in *instance, classes []class, x [][]float64) map[models.JobID]map[string]float64 {
-	fr := map[models.JobID]map[string]float64{}
+	n := 0
+	for _, cl := range classes {
+		n += len(cl.jobs)
+	}
+	fr := make(map[models.JobID]map[string]float64, n) // sized ahead: growing them was a third of a run's allocation
 	for c, cl := range classes {
 		for g, v := range x[c] {
 			v = math.Min(v, 1)
@@ -193,7 +197,7 @@ func expand(in *instance, classes []class, x [][]float64) map[models.JobID]map[s
 			for _, i := range cl.jobs {
 				id := in.s.Jobs[i].ID
 				if fr[id] == nil {
-					fr[id] = map[string]float64{}
+					fr[id] = make(map[string]float64, len(in.types))
 				}
 				fr[id][in.types[g]] = v
 			}
