@@ -896,10 +896,11 @@ func (q *ipmProblem) gInto(out, x []float64) []float64 {
 // one pass over the rows (the same operations in the same order).
 func (q *ipmProblem) normalInto(out, x, d2 []float64) []float64 {
 	clear(out)
+	w, d := q.w[:len(q.bound)], d2[:len(q.bound)]
 	for i, t := range q.bound {
-		gx := 0.0
-		gx += t.Coef * x[t.Var]
-		f := q.w[i] * (gx / d2[i])
+		// A one-term row: its product alone (0 + p is p, up to a zero's
+		// sign, which no entry of out, all starting at +0, can keep).
+		f := w[i] * ((t.Coef * x[t.Var]) / d[i])
 		out[t.Var] += t.Coef * f
 	}
 	for i := len(q.bound); i < len(q.rows); i++ {

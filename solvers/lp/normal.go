@@ -448,7 +448,7 @@ func (f *arrowFactor) factorBlocks(q *ipmProblem, d2 []float64) error {
 		clear(inv)
 		for i := 0; i < k; i++ {
 			inv[i*k+i] = 1
-			solveFlatStrided(u, k, inv[i:], k)
+			solveUnitStrided(u, k, inv[i:], k, i)
 		}
 		be := f.binvE[f.start[b]*nb : f.start[b+1]*nb]
 		if err := f.couplings(q, d2, b, k, m, be); err != nil {
@@ -584,6 +584,27 @@ func solveFlatStrided(u []float64, k int, x []float64, inc int) {
 	for i := 0; i < k; i++ { // Uᵀy = x
 		s := x[i*inc]
 		for r := 0; r < i; r++ {
+			s -= u[r*k+i] * x[r*inc]
+		}
+		x[i*inc] = s / u[i*k+i]
+	}
+	for i := k - 1; i >= 0; i-- { // U·z = y
+		s := x[i*inc]
+		for r := i + 1; r < k; r++ {
+			s -= u[i*k+r] * x[r*inc]
+		}
+		x[i*inc] = s / u[i*k+i]
+	}
+}
+
+// solveUnitStrided is solveFlatStrided for x = e_i: the forward
+// substitution leaves entries 0…i−1 at +0, and subtracting their products
+// (±0) changes no entry, so it starts at entry i and skips them; the
+// results are solveFlatStrided's bit for bit.
+func solveUnitStrided(u []float64, k int, x []float64, inc, i0 int) {
+	for i := i0; i < k; i++ { // Uᵀy = e_i0
+		s := x[i*inc]
+		for r := i0; r < i; r++ {
 			s -= u[r*k+i] * x[r*inc]
 		}
 		x[i*inc] = s / u[i*k+i]
