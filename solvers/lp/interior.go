@@ -121,9 +121,9 @@ func infeasibility(p *Problem, x []float64) string {
 const interiorName = "interior"
 
 // Work is memory that Interior keeps from one solve to the next
-// (Options.Work): the factorisations' arrays and the iterations' vectors,
-// grown as needed. Answers do not depend on it. A Work serves one solve at
-// a time.
+// (Options.Work): the problem's arrays and layout, the factorisations'
+// arrays and the iterations' vectors, grown as needed. Answers do not
+// depend on it. A Work serves one solve at a time.
 type Work struct {
 	kkt ipmKKT
 	buf ipmBuf
