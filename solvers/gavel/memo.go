@@ -1,6 +1,11 @@
 package gavel
 
-import "fairbench/solvers/lp"
+import (
+	"bytes"
+	"hash/maphash"
+
+	"fairbench/solvers/lp"
+)
 
 // memoSize is how many solved LPs a policy remembers. A policy re-solves on
 // arrivals and completions; when the jobs that left and came leave the LP
@@ -10,40 +15,76 @@ import "fairbench/solvers/lp"
 const memoSize = 32
 
 // memo holds the central solutions (lp.Interior) of a policy's last
-// memoSize distinct LPs, by their exact input (lp.Key): an LP solved again
-// gets the same answer without a solve, as the method is deterministic.
-// Vertex solves are not remembered: CLP's take a fraction of a millisecond,
-// about what the key costs. Solutions are copied in and out, so no caller
-// can change a remembered one.
+// memoSize distinct LPs, by their exact input (lp.AppendKey): an LP solved
+// again gets the same answer without a solve, as the method is
+// deterministic. Vertex solves are not remembered: CLP's take a fraction of
+// a millisecond, about what the key costs. Solutions are copied in and out,
+// so no caller can change a remembered one. The entries are a ring, the
+// oldest overwritten first, each in the memory of the one it replaces; a
+// key is found by its hash and then compared whole.
 type memo struct {
-	keys []string // in the order remembered; the oldest is forgotten first
-	res  map[string]lp.Result
+	slots []memoSlot // at most memoSize
+	next  int        // the slot put overwrites once all are used
+	seed  maphash.Seed
+	buf   []byte // the last key built (key), its memory reused
+}
+
+type memoSlot struct {
+	hash uint64
+	key  []byte
+	res  lp.Result
+}
+
+// key writes p's key (lp.AppendKey) into the memo's buffer and returns it,
+// valid until the next call.
+func (m *memo) key(p *lp.Problem, cp lp.Copies) []byte {
+	m.buf = lp.AppendKey(m.buf[:0], p, cp)
+	return m.buf
+}
+
+// find returns the slot holding key, or nil.
+func (m *memo) find(key []byte) *memoSlot {
+	if len(m.slots) == 0 {
+		return nil
+	}
+	h := maphash.Bytes(m.seed, key)
+	for i := range m.slots {
+		if s := &m.slots[i]; s.hash == h && bytes.Equal(s.key, key) {
+			return s
+		}
+	}
+	return nil
 }
 
 // get returns the remembered solution of key.
-func (m *memo) get(key string) (lp.Result, bool) {
-	r, ok := m.res[key]
-	if ok {
-		r = copyResult(r)
+func (m *memo) get(key []byte) (lp.Result, bool) {
+	s := m.find(key)
+	if s == nil {
+		return lp.Result{}, false
 	}
-	return r, ok
+	return copyResult(s.res), true
 }
 
 // put remembers r as key's solution, forgetting the oldest beyond
 // memoSize.
-func (m *memo) put(key string, r lp.Result) {
-	if m.res == nil {
-		m.res = map[string]lp.Result{}
+func (m *memo) put(key []byte, r lp.Result) {
+	if len(m.slots) == 0 {
+		m.seed = maphash.MakeSeed() // the hash only finds a key: answers do not depend on it
 	}
-	if _, ok := m.res[key]; ok {
+	if m.find(key) != nil {
 		return
 	}
-	if len(m.keys) == memoSize {
-		delete(m.res, m.keys[0])
-		m.keys = append(m.keys[:0], m.keys[1:]...)
+	if len(m.slots) < memoSize {
+		m.slots = append(m.slots, memoSlot{})
 	}
-	m.keys = append(m.keys, key)
-	m.res[key] = copyResult(r)
+	s := &m.slots[m.next]
+	m.next = (m.next + 1) % memoSize
+	s.hash = maphash.Bytes(m.seed, key)
+	s.key = append(s.key[:0], key...)
+	x, d := s.res.X, s.res.Duals
+	s.res = r
+	s.res.X = append(x[:0], r.X...)
+	s.res.Duals = append(d[:0], r.Duals...)
 }
 
 func copyResult(r lp.Result) lp.Result {

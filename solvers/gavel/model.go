@@ -51,30 +51,36 @@ type model struct {
 
 func newModel(in *instance, classes []class, sense lp.Sense, central bool) *model {
 	m := &model{in: in, classes: classes, central: central, p: lp.Problem{Sense: sense}}
+	nt := len(in.types)
 	m.x = make([][]int, len(classes))
+	xs := make([]int, len(classes)*nt) // every class's x[c], one array
 	m.timeRow = make([]int, len(classes))
 	m.capRow = make([]int, len(in.types))
-	nt := len(in.types)
 	m.p.Vars = make([]lp.Var, 0, len(classes)*nt+1)
 	m.copies.Vars = make([]float64, 0, len(classes)*nt+1)
 	m.p.Rows = make([]lp.Row, 0, len(in.types)+2*len(classes))
 	m.copies.Rows = make([]float64, 0, len(in.types)+2*len(classes))
 	m.shares = make([]int, 0, len(classes)*nt)
-	for g, name := range in.types {
-		m.capRow[g] = m.row("cap["+name+"]", math.Inf(-1), in.caps[g], 1)
-		m.p.Rows[m.capRow[g]].Coefs = make([]lp.Term, 0, len(classes))
+	terms := make([]lp.Term, 0, 2*len(classes)*nt) // the capacity and time rows' terms, one array
+	names := newModelNames(in.types, len(classes))
+	for g := range in.types {
+		m.capRow[g] = m.row(names.next(), math.Inf(-1), in.caps[g], 1)
+		m.p.Rows[m.capRow[g]].Coefs = terms[len(terms) : len(terms) : len(terms)+len(classes)]
+		terms = terms[:len(terms)+len(classes)]
 	}
 	for c, cl := range classes {
 		r := cl.rep()
-		m.timeRow[c] = m.row("time["+strconv.Itoa(c)+"]", math.Inf(-1), 1, cl.size())
-		m.p.Rows[m.timeRow[c]].Coefs = make([]lp.Term, 0, nt)
-		m.x[c] = make([]int, len(in.types))
-		for g, name := range in.types {
+		m.timeRow[c] = m.row(names.next(), math.Inf(-1), 1, cl.size())
+		m.p.Rows[m.timeRow[c]].Coefs = terms[len(terms) : len(terms) : len(terms)+nt]
+		terms = terms[:len(terms)+nt]
+		m.x[c] = xs[c*nt : c*nt+nt : c*nt+nt]
+		for g := range in.types {
 			m.x[c][g] = -1
+			name := names.next()
 			if in.tput[r][g] <= 0 && !central {
 				continue
 			}
-			v := m.share("x["+strconv.Itoa(c)+","+name+"]", 0, cl.size())
+			v := m.share(name, 0, cl.size())
 			m.x[c][g] = v
 			m.add(m.timeRow[c], v, 1)
 			m.add(m.capRow[g], v, cl.size()*float64(in.gang(r)))
@@ -82,6 +88,43 @@ func newModel(in *instance, classes []class, sense lp.Sense, central bool) *mode
 	}
 	m.packing = append(append(m.packing, m.capRow...), m.timeRow...)
 	return m
+}
+
+// modelNames are the names of newModel's rows and variables in the order
+// it adds them — cap[g] for every type, then for every class c time[c] and
+// x[c,g] for every type — cut from one string.
+type modelNames struct {
+	all  string
+	ends []int
+	k    int
+}
+
+func newModelNames(types []string, classes int) *modelNames {
+	var b []byte
+	ends := make([]int, 0, len(types)+classes*(1+len(types)))
+	for _, name := range types {
+		b = append(append(append(b, "cap["...), name...), ']')
+		ends = append(ends, len(b))
+	}
+	for c := range classes {
+		b = append(strconv.AppendInt(append(b, "time["...), int64(c), 10), ']')
+		ends = append(ends, len(b))
+		for _, name := range types {
+			b = append(append(append(strconv.AppendInt(append(b, "x["...), int64(c), 10), ','), name...), ']')
+			ends = append(ends, len(b))
+		}
+	}
+	return &modelNames{all: string(b), ends: ends}
+}
+
+// next returns the next name.
+func (n *modelNames) next() string {
+	start := 0
+	if n.k > 0 {
+		start = n.ends[n.k-1]
+	}
+	n.k++
+	return n.all[start:n.ends[n.k-1]]
 }
 
 // variable adds a scalar variable (one copy) and returns its index.
@@ -183,7 +226,11 @@ func (m *model) fractions(v []float64) map[models.JobID]map[string]float64 {
 // Gavel clips its solver's answer); zero shares and shares on types where
 // the job cannot run are left out.
 func expand(in *instance, classes []class, x [][]float64) map[models.JobID]map[string]float64 {
-	fr := map[models.JobID]map[string]float64{}
+	n := 0
+	for _, cl := range classes {
+		n += len(cl.jobs)
+	}
+	fr := make(map[models.JobID]map[string]float64, n) // sized ahead: growing them was a third of a run's allocation
 	for c, cl := range classes {
 		for g, v := range x[c] {
 			v = math.Min(v, 1)
@@ -193,7 +240,7 @@ func expand(in *instance, classes []class, x [][]float64) map[models.JobID]map[s
 			for _, i := range cl.jobs {
 				id := in.s.Jobs[i].ID
 				if fr[id] == nil {
-					fr[id] = map[string]float64{}
+					fr[id] = make(map[string]float64, len(in.types))
 				}
 				fr[id][in.types[g]] = v
 			}
@@ -252,7 +299,7 @@ func (sv *solver) solveModel(m *model, what string) (lp.Result, error) {
 		sv.tally.Fallbacks++
 		return sv.solve(&m.p, what)
 	}
-	key := lp.Key(&m.p, m.copies)
+	key := sv.memo.key(&m.p, m.copies)
 	if res, ok := sv.memo.get(key); ok {
 		sv.tally.Reused++
 		return res, nil

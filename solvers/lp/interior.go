@@ -63,7 +63,7 @@ func Interior(p *Problem, cp Copies, o Options) (Result, error) {
 	if len(p.Vars) == 0 {
 		return trivial(interiorName, p)
 	}
-	q, err := newIPMProblem(p, cp)
+	q, err := newIPMProblem(p, cp, o.Work)
 	if err != nil {
 		return outcome(interiorName, p, Error, nil, nil, err)
 	}
@@ -121,11 +121,36 @@ func infeasibility(p *Problem, x []float64) string {
 const interiorName = "interior"
 
 // Work is memory that Interior keeps from one solve to the next
-// (Options.Work): the factorisations' arrays and the iterations' vectors,
-// grown as needed. Answers do not depend on it. A Work serves one solve at
-// a time.
+// (Options.Work): the problem's arrays and layout, the factorisations'
+// arrays and the iterations' vectors, grown as needed. Answers do not
+// depend on it. A Work serves one solve at a time.
 type Work struct {
 	kkt ipmKKT
+	buf ipmBuf
+}
+
+// ipmBuf is the memory of an ipmProblem's arrays, its start and its layout,
+// kept in a Work from one solve to the next (every array is written before
+// it is read).
+type ipmBuf struct {
+	fixed, h, w, c, v, e, colMax, rowMax []float64
+	rx, rz, gtz, gx                      []float64
+	ones, x, gx0, r, vc, lam, z, s, zs   []float64
+	rows, merged                         [][]Term
+	mergedTerms                          []Term
+	free, idx                            []int
+	bounds, all, terms                   []Term
+	layout                               arrowLayout
+	deg, parent, index, blockVars        []int
+	isBorder                             []bool
+}
+
+// take returns *keep with n entries, growing it when it has not the room.
+func take[T any](keep *[]T, n int) []T {
+	if cap(*keep) < n {
+		*keep = make([]T, n)
+	}
+	return (*keep)[:n]
 }
 
 // Copies says how many identical copies of each variable and row a problem
@@ -205,12 +230,19 @@ type ipmProblem struct {
 	// residuals' work space: its answer's rx and rz, GᵀΩz and Gx (valid
 	// until the next call).
 	rx, rz, gtz, gx []float64
+	buf             *ipmBuf // the memory of q's arrays (a Work's, or its own)
 }
 
 // newIPMProblem builds the inequality form; nil when a row left without
 // variables excludes its constant (infeasible).
-func newIPMProblem(p *Problem, cp Copies) (*ipmProblem, error) {
-	q := &ipmProblem{p: p, fixed: make([]float64, len(p.Vars))}
+func newIPMProblem(p *Problem, cp Copies, w *Work) (*ipmProblem, error) {
+	var b *ipmBuf
+	if w != nil {
+		b = &w.buf
+	} else {
+		b = new(ipmBuf)
+	}
+	q := &ipmProblem{p: p, buf: b, fixed: take(&b.fixed, len(p.Vars))}
 	nr := 0 // the rows of G: a finite bound of a free variable or a row is one
 	for _, v := range p.Vars {
 		if v.Lower != v.Upper {
@@ -220,9 +252,9 @@ func newIPMProblem(p *Problem, cp Copies) (*ipmProblem, error) {
 	for _, r := range p.Rows {
 		nr += finite(r.Lower) + finite(r.Upper)
 	}
-	q.rows, q.h, q.w = make([][]Term, 0, nr), make([]float64, 0, nr), make([]float64, 0, nr)
-	q.free, q.c, q.v = make([]int, 0, len(p.Vars)), make([]float64, 0, len(p.Vars)), make([]float64, 0, len(p.Vars))
-	idx := make([]int, len(p.Vars))
+	q.rows, q.h, q.w = take(&b.rows, nr)[:0], take(&b.h, nr)[:0], take(&b.w, nr)[:0]
+	q.free, q.c, q.v = take(&b.free, len(p.Vars))[:0], take(&b.c, len(p.Vars))[:0], take(&b.v, len(p.Vars))[:0]
+	idx := take(&b.idx, len(p.Vars))
 	for j, v := range p.Vars {
 		idx[j] = -1
 		q.fixed[j] = math.NaN()
@@ -241,7 +273,7 @@ func newIPMProblem(p *Problem, cp Copies) (*ipmProblem, error) {
 		q.h = append(q.h, h)
 		q.w = append(q.w, w)
 	}
-	bounds := make([]Term, 0, 2*len(q.free)) // the bound rows' terms, one array
+	bounds := take(&b.bounds, 2*len(q.free))[:0] // the bound rows' terms, one array
 	bound := func(k int, coef, h float64) {
 		bounds = append(bounds, Term{Var: k, Coef: coef})
 		add(bounds[len(bounds)-1:len(bounds):len(bounds)], h, q.v[k])
@@ -256,18 +288,16 @@ func newIPMProblem(p *Problem, cp Copies) (*ipmProblem, error) {
 		}
 	}
 	q.nBound = len(q.rows)
-	merged := p.mergedRows()
+	merged := p.mergedRowsIn(&b.merged, &b.mergedTerms)
 	nnz := 0
 	for _, r := range merged {
 		nnz += len(r)
 	}
-	twice := 0
+	twice := 0 // a row with a lower bound writes its terms again, negated
 	for i, r := range merged {
-		if finite(p.Rows[i].Lower)+finite(p.Rows[i].Upper) == 2 {
-			twice += len(r)
-		}
+		twice += finite(p.Rows[i].Lower) * len(r)
 	}
-	all := make([]Term, 0, nnz+twice) // the rows' terms (twice for ranges), one array
+	all := take(&b.all, nnz+twice)[:0] // the rows' terms (twice for a lower bound), one array
 	for i, r := range merged {
 		row := p.Rows[i]
 		if row.Lower == row.Upper {
@@ -302,6 +332,8 @@ func newIPMProblem(p *Problem, cp Copies) (*ipmProblem, error) {
 			add(all[start:len(all):len(all)], -lo, w)
 		}
 	}
+	n, m := len(q.c), len(q.rows)
+	q.rx, q.rz, q.gtz, q.gx = take(&b.rx, n), take(&b.rz, m), take(&b.gtz, n), take(&b.gx, m)
 	return q, nil
 }
 
@@ -333,11 +365,11 @@ func (q *ipmProblem) expand(xs []float64) []float64 {
 // g / max(1, v_x/w_r).
 func (q *ipmProblem) equilibrate() []float64 {
 	n, m := len(q.c), len(q.rows)
-	e := make([]float64, n)
+	e := take(&q.buf.e, n)
 	for k := range e {
 		e[k] = 1
 	}
-	colMax, rowMax := make([]float64, n), make([]float64, m)
+	colMax, rowMax := take(&q.buf.colMax, n), take(&q.buf.rowMax, m)
 	for range ipmEquilRounds {
 		clear(colMax)
 		clear(rowMax)
@@ -384,7 +416,7 @@ func (q *ipmProblem) solve(deadline time.Time, w *Work) (Status, []float64, erro
 	for _, r := range q.rows {
 		nnz += len(r)
 	}
-	terms := make([]Term, 0, nnz)
+	terms := take(&q.buf.terms, nnz)[:0]
 	for i, r := range q.rows {
 		terms = append(terms, r...)
 		q.rows[i] = terms[len(terms)-len(r) : len(terms) : len(terms)]
@@ -685,46 +717,49 @@ func (q *ipmProblem) start(w *Work) (*ipmKKT, error) {
 	if w != nil { // its factorisations' and vectors' memory; nothing else carries over
 		k = &w.kkt
 		*k = ipmKKT{arrow: k.arrow, dense: k.dense, hx: k.hx, r: k.r, work: k.work}
+		if k.arrow != nil {
+			k.arrow.l = nil // the layout's memory is reused: the factor is of another
+		}
 	}
 	if !q.dense {
 		k.layout = newArrowLayout(q)
 	}
-	ones := make([]float64, len(q.rows))
+	b := q.buf
+	ones := take(&b.ones, len(q.rows))
 	for i := range ones {
 		ones[i] = 1
 	}
 	if err := k.factor(q, ones); err != nil {
 		return nil, fmt.Errorf("interior point, start: %w", err)
 	}
-	x := k.normalSolve(q, q.gtOmega(q.h), make([]float64, len(q.c)))
-	gx := q.g(x)
-	r := make([]float64, len(q.h))
+	x := k.normalSolve(q, q.gtOmegaInto(take(&b.vc, len(q.c)), q.h), take(&b.x, len(q.c)))
+	gx := q.gInto(take(&b.gx0, len(q.rows)), x)
+	r := take(&b.r, len(q.h))
 	for i := range r {
 		r[i] = q.h[i] - gx[i]
 	}
-	vc := make([]float64, len(q.c))
+	vc := take(&b.vc, len(q.c))
 	for j := range vc {
 		vc[j] = q.v[j] * q.c[j]
 	}
-	lam := k.normalSolve(q, vc, make([]float64, len(q.c)))
-	z := q.g(lam)
+	lam := k.normalSolve(q, vc, take(&b.lam, len(q.c)))
+	z := q.gInto(take(&b.z, len(q.rows)), lam)
 	for i := range z {
 		z[i] = -z[i]
 	}
-	k.state = ipmState{x: x, s: toOrthant(r), z: toOrthant(z), tau: 1, kap: 1}
+	k.state = ipmState{x: x, s: toOrthant(take(&b.s, len(r)), r), z: toOrthant(take(&b.zs, len(z)), z), tau: 1, kap: 1}
 	return k, nil
 }
 
 // toOrthant is ECOS's bring-to-cone: r + (1 + α)·1 with α the largest of
 // −0.99 and −r_i over the r_i ≤ 0.
-func toOrthant(r []float64) []float64 {
+func toOrthant(out, r []float64) []float64 {
 	alpha := -ipmGamma
 	for _, v := range r {
 		if v <= 0 && -v > alpha {
 			alpha = -v
 		}
 	}
-	out := make([]float64, len(r))
 	for i, v := range r {
 		out[i] = v + 1 + alpha
 	}
@@ -861,10 +896,11 @@ func (q *ipmProblem) gInto(out, x []float64) []float64 {
 // one pass over the rows (the same operations in the same order).
 func (q *ipmProblem) normalInto(out, x, d2 []float64) []float64 {
 	clear(out)
+	w, d := q.w[:len(q.bound)], d2[:len(q.bound)]
 	for i, t := range q.bound {
-		gx := 0.0
-		gx += t.Coef * x[t.Var]
-		f := q.w[i] * (gx / d2[i])
+		// A one-term row: its product alone (0 + p is p, up to a zero's
+		// sign, which no entry of out, all starting at +0, can keep).
+		f := w[i] * ((t.Coef * x[t.Var]) / d[i])
 		out[t.Var] += t.Coef * f
 	}
 	for i := len(q.bound); i < len(q.rows); i++ {

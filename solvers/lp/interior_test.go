@@ -323,7 +323,7 @@ func TestInteriorArrowMatchesDense(t *testing.T) {
 		}
 		p, _ := maxMin(tput, gang, []float64{float64(k) / 4, float64(k) / 4, float64(k) / 3}, ones)
 		solve := func(dense bool) []float64 {
-			q, err := newIPMProblem(p, Copies{})
+			q, err := newIPMProblem(p, Copies{}, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -334,7 +334,7 @@ func TestInteriorArrowMatchesDense(t *testing.T) {
 			}
 			return x
 		}
-		q, _ := newIPMProblem(p, Copies{})
+		q, _ := newIPMProblem(p, Copies{}, nil)
 		l := newArrowLayout(q)
 		if l == nil || len(l.blocks) != k || len(l.border) != 1 || len(l.wide) != 3 {
 			t.Fatalf("trial %d: layout %+v, want %d blocks, 1 border variable, 3 wide rows", trial, l, k)
@@ -447,7 +447,7 @@ func TestInteriorArrowFallsBackToDense(t *testing.T) {
 		ones[i] = 1
 	}
 	p, _ := maxMin(tput, gang, []float64{10, 10, 13}, ones)
-	q, err := newIPMProblem(p, Copies{})
+	q, err := newIPMProblem(p, Copies{}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,17 +3,22 @@ package lp
 import (
 	"encoding/binary"
 	"math"
+	"slices"
 )
 
 // Key is a byte string that identifies a problem and its copies exactly
 // (names left out: they do not change a solution): two problems with the same
 // key have the same solution from any deterministic method.
-func Key(p *Problem, cp Copies) string {
+func Key(p *Problem, cp Copies) string { return string(AppendKey(nil, p, cp)) }
+
+// AppendKey appends Key(p, cp)'s bytes to dst and returns the extended
+// slice (dst's memory is reused when it has room).
+func AppendKey(dst []byte, p *Problem, cp Copies) []byte {
 	nnz := 0
 	for _, r := range p.Rows {
 		nnz += len(r.Coefs)
 	}
-	b := make([]byte, 0, 8*(5+len(p.Vars)*3+len(p.Rows)*3+nnz*2+len(cp.Vars)+len(cp.Rows))+len(p.Vars))
+	b := slices.Grow(dst, 8*(5+len(p.Vars)*3+len(p.Rows)*3+nnz*2+len(cp.Vars)+len(cp.Rows))+len(p.Vars))
 	f := func(v float64) { b = binary.LittleEndian.AppendUint64(b, math.Float64bits(v)) }
 	n := func(v int) { b = binary.LittleEndian.AppendUint64(b, uint64(v)) }
 	n(int(p.Sense))
@@ -44,5 +49,5 @@ func Key(p *Problem, cp Copies) string {
 			f(x)
 		}
 	}
-	return string(b)
+	return b
 }

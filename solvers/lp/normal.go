@@ -61,14 +61,19 @@ type arrowLayout struct {
 // of small blocks.
 func newArrowLayout(q *ipmProblem) *arrowLayout {
 	n := len(q.c)
-	deg := make([]int, n)
+	bf := q.buf
+	deg := take(&bf.deg, n)
+	clear(deg)
 	for _, r := range q.rows {
 		for _, t := range r {
 			deg[t.Var]++
 		}
 	}
-	l := &arrowLayout{where: make([]int, n), block: make([]int, n)}
-	isBorder := make([]bool, n)
+	l := &bf.layout
+	*l = arrowLayout{where: take(&l.where, n), block: take(&l.block, n),
+		border: l.border[:0], wide: l.wide[:0], local: l.local[:0], blocks: l.blocks[:0]}
+	isBorder := take(&bf.isBorder, n)
+	clear(isBorder)
 	for j := range deg {
 		if deg[j] > wideVar {
 			isBorder[j] = true
@@ -77,7 +82,7 @@ func newArrowLayout(q *ipmProblem) *arrowLayout {
 			l.border = append(l.border, j)
 		}
 	}
-	parent := make([]int, n)
+	parent := take(&bf.parent, n)
 	for j := range parent {
 		parent[j] = j
 	}
@@ -109,7 +114,11 @@ func newArrowLayout(q *ipmProblem) *arrowLayout {
 	if len(l.border) > maxBorder || len(l.wide) > maxWide {
 		return nil
 	}
-	index := make([]int, n) // block of a root variable, plus one (0: none yet)
+	// Blocks are numbered in the order of their first variable and list
+	// their variables in order; they lie in one array (bf.blockVars).
+	index := take(&bf.index, n) // block of a root variable, plus one (0: none yet)
+	clear(index)
+	sizes := deg[:0] // each block's size (deg's memory: its counts are used)
 	for j := 0; j < n; j++ {
 		if isBorder[j] {
 			continue
@@ -117,15 +126,26 @@ func newArrowLayout(q *ipmProblem) *arrowLayout {
 		root := find(j)
 		b := index[root] - 1
 		if b < 0 {
-			b = len(l.blocks)
+			b = len(sizes)
 			index[root] = b + 1
-			l.blocks = append(l.blocks, nil)
+			sizes = append(sizes, 0)
 		}
 		l.block[j] = b
-		l.where[j] = len(l.blocks[b])
-		l.blocks[b] = append(l.blocks[b], j)
-		if len(l.blocks[b]) > maxBlock {
+		l.where[j] = sizes[b]
+		sizes[b]++
+		if sizes[b] > maxBlock {
 			return nil
+		}
+	}
+	vars := take(&bf.blockVars, n-len(l.border))
+	at := 0
+	for _, k := range sizes {
+		l.blocks = append(l.blocks, vars[at:at+k:at+k])
+		at += k
+	}
+	for j := 0; j < n; j++ {
+		if b := l.block[j]; b >= 0 {
+			l.blocks[b][l.where[j]] = j
 		}
 	}
 	return l
@@ -212,6 +232,8 @@ type arrowFactor struct {
 	// Woodbury form (factorBlocks).
 	couple   []arrowCoupling
 	coupleAt []int
+	spans    []arrowSpan // newArrowFactor's work space
+	next     []int       // likewise
 	terms    []arrowTerm
 	z, c, yb []float64
 	// The wide rows' Sherman–Morrison–Woodbury correction.
@@ -227,6 +249,10 @@ type arrowFactor struct {
 	uy    []float64 // Uᵀ·y
 	schM  *mat.SymDense
 }
+
+// arrowSpan is a coupling row of a block while newArrowFactor lists them:
+// its terms are f.terms[start:mid] (block) and [mid:end] (border).
+type arrowSpan struct{ row, block, start, mid, end int }
 
 // arrowCoupling is a local row that touches a block and the border: its
 // block part g (positions in the block) and border part h (positions in
@@ -292,8 +318,7 @@ func newArrowFactor(q *ipmProblem, l *arrowLayout, old *arrowFactor) *arrowFacto
 	f.pairs, f.rowAt, f.coupled = f.pairs[:0], f.rowAt[:0], f.coupled[:0]
 	f.u2, f.hinvU, f.uTerm = f.u2[:0], f.hinvU[:0], f.uTerm[:0] // factorWide sizes them
 	f.terms = f.terms[:0]
-	type couplingSpan struct{ row, block, start, mid, end int } // its terms: f.terms[start:mid] block, [mid:end] border
-	var spans []couplingSpan
+	spans := f.spans[:0]
 	for _, i := range l.local {
 		f.rowAt = append(f.rowAt, len(f.pairs))
 		r := q.rows[i]
@@ -320,7 +345,7 @@ func newArrowFactor(q *ipmProblem, l *arrowLayout, old *arrowFactor) *arrowFacto
 					f.terms = append(f.terms, arrowTerm{at: l.where[t.Var], coef: t.Coef})
 				}
 			}
-			spans = append(spans, couplingSpan{row: i, block: block, start: start, mid: mid, end: len(f.terms)})
+			spans = append(spans, arrowSpan{row: i, block: block, start: start, mid: mid, end: len(f.terms)})
 		}
 		for a, ta := range r {
 			for _, tb := range r[a:] {
@@ -354,7 +379,8 @@ func newArrowFactor(q *ipmProblem, l *arrowLayout, old *arrowFactor) *arrowFacto
 		f.couple = make([]arrowCoupling, len(spans))
 	}
 	f.couple = f.couple[:len(spans)]
-	next := make([]int, len(l.blocks))
+	f.spans, f.next = spans, growInts(f.next, len(l.blocks))
+	next := f.next
 	copy(next, f.coupleAt)
 	for _, c := range spans {
 		f.couple[next[c.block]] = arrowCoupling{row: c.row, g: f.terms[c.start:c.mid:c.mid], h: f.terms[c.mid:c.end:c.end]}
@@ -422,7 +448,7 @@ func (f *arrowFactor) factorBlocks(q *ipmProblem, d2 []float64) error {
 		clear(inv)
 		for i := 0; i < k; i++ {
 			inv[i*k+i] = 1
-			solveFlatStrided(u, k, inv[i:], k)
+			solveUnitStrided(u, k, inv[i:], k, i)
 		}
 		be := f.binvE[f.start[b]*nb : f.start[b+1]*nb]
 		if err := f.couplings(q, d2, b, k, m, be); err != nil {
@@ -558,6 +584,27 @@ func solveFlatStrided(u []float64, k int, x []float64, inc int) {
 	for i := 0; i < k; i++ { // Uᵀy = x
 		s := x[i*inc]
 		for r := 0; r < i; r++ {
+			s -= u[r*k+i] * x[r*inc]
+		}
+		x[i*inc] = s / u[i*k+i]
+	}
+	for i := k - 1; i >= 0; i-- { // U·z = y
+		s := x[i*inc]
+		for r := i + 1; r < k; r++ {
+			s -= u[i*k+r] * x[r*inc]
+		}
+		x[i*inc] = s / u[i*k+i]
+	}
+}
+
+// solveUnitStrided is solveFlatStrided for x = e_i: the forward
+// substitution leaves entries 0…i−1 at +0, and subtracting their products
+// (±0) changes no entry, so it starts at entry i and skips them; the
+// results are solveFlatStrided's bit for bit.
+func solveUnitStrided(u []float64, k int, x []float64, inc, i0 int) {
+	for i := i0; i < k; i++ { // Uᵀy = e_i0
+		s := x[i*inc]
+		for r := i0; r < i; r++ {
 			s -= u[r*k+i] * x[r*inc]
 		}
 		x[i*inc] = s / u[i*k+i]

@@ -136,13 +136,20 @@ func compareVar(a, b Term) int { return cmp.Compare(a.Var, b.Var) }
 
 // mergedRows returns each row's terms sorted by variable, repeated variables
 // summed and zero coefficients dropped. p must be valid.
-func (p *Problem) mergedRows() [][]Term {
-	out := make([][]Term, len(p.Rows))
+func (p *Problem) mergedRows() [][]Term { return p.mergedRowsIn(nil, nil) }
+
+// mergedRowsIn is mergedRows in the memory of *rows and *terms where they
+// have room (they keep the memory used).
+func (p *Problem) mergedRowsIn(rows *[][]Term, terms *[]Term) [][]Term {
+	if rows == nil {
+		rows, terms = new([][]Term), new([]Term)
+	}
+	out := take(rows, len(p.Rows))
 	nnz := 0
 	for _, r := range p.Rows {
 		nnz += len(r.Coefs)
 	}
-	all := make([]Term, 0, nnz) // every row's terms, one array
+	all := take(terms, nnz)[:0] // every row's terms, one array
 	for i, r := range p.Rows {
 		start := len(all)
 		all = append(all, r.Coefs...)
