@@ -757,16 +757,26 @@ func (c *inputCache) checkTrace(s *Spec, e *env) (*Trace, error) {
 	if err := c.traceErrs[key]; err != nil {
 		return nil, err
 	}
-	// The checks depend on the cluster, the figures, the users and the
-	// workload keys; the same combination is checked once.
-	b, _ := json.Marshal([]any{s.Cluster, s.Users, s.Workload, s.Throughputs})
-	ck := string(b)
+	// The checks depend on the cluster, the users, the workload and the
+	// figures (the catalogue's declarations, the throughput file, the
+	// calibration); the spec less what cannot change them (the seed, the
+	// name, the policies and their options) is checked once.
+	ck := checkKey(s)
 	if err, done := c.checked[ck]; done {
 		return tr, err
 	}
 	_, _, _, err := s.traceJobs(e, tr)
 	c.checked[ck] = err
 	return tr, err
+}
+
+// checkKey is s in JSON without its seed, name, policies and policy
+// options: two runs with the same key check their trace the same way.
+func checkKey(s *Spec) string {
+	k := *s
+	k.Seed, k.Name, k.Policies, k.PolicyOptions = 0, "", nil, nil
+	b, _ := json.Marshal(&k)
+	return string(b)
 }
 
 // readThroughputs reads a Gavel-format throughput file against cat: its
