@@ -69,7 +69,30 @@ type branchSearch struct {
 	limit    int       // the caller's node limit (0: none)
 	deadline time.Time // the caller's time limit (zero: none)
 	end      searchEnd
-	pool     []*flow // relaxations no longer needed (spare)
+	pool     []*flow  // relaxations no longer needed (spare)
+	levels   []*level // the slices of the nodes being visited, by depth
+	depth    int      // the nodes being visited
+}
+
+// level holds the slices one node being visited builds, reused by the
+// next node visited at its depth once its subtree is searched: its options
+// (refix), the capacities and fixed types when refix fixes jobs, its
+// rounding, and those of the child being visited.
+type level struct {
+	fix          fixBufs
+	fixed, cap   []int
+	typ, split   []int
+	ok           []bool
+	cfixed, ccap []int
+}
+
+// enter is the level of a node visited now, below those being visited.
+func (s *branchSearch) enter() *level {
+	if s.depth == len(s.levels) {
+		s.levels = append(s.levels, &level{})
+	}
+	s.depth++
+	return s.levels[s.depth-1]
 }
 
 // branchAndBound solves in with the fill row at k = root.fill() (root being
@@ -132,6 +155,8 @@ func (s *branchSearch) visit(nd bbNode) bool {
 		return false
 	}
 	s.nodes++
+	lv := s.enter()
+	defer func() { s.depth-- }()
 	f := nd.f
 	switch {
 	case f != nil:
@@ -148,7 +173,9 @@ func (s *branchSearch) visit(nd bbNode) bool {
 	if s.pruned(nd.cost + f.optimum()) {
 		return true
 	}
-	typ, split := f.round()
+	lv.typ = grow(lv.typ, s.in.Jobs())
+	typ, split := f.roundIn(lv.typ, lv.split)
+	lv.split = split
 	if len(split) == 0 {
 		for j, i := range nd.fixed {
 			if i >= 0 {
@@ -158,11 +185,12 @@ func (s *branchSearch) visit(nd bbNode) bool {
 		sol := Solution{Type: typ}
 		s.in.evaluate(&sol)
 		if sol.Fill >= s.k && sol.Objective < s.best.Objective {
+			sol.Type = slices.Clone(typ)
 			s.best = sol
 		}
 		return true
 	}
-	nd, out, ok := s.refix(nd, f, need)
+	nd, out, ok := s.refix(nd, f, need, lv)
 	if !ok {
 		return true
 	}
@@ -178,7 +206,7 @@ func (s *branchSearch) visit(nd bbNode) bool {
 		return s.visit(nd)
 	}
 	for _, i := range s.childTypes(nd, f, j, out[j]) {
-		if !s.visit(s.child(nd, f, j, i)) {
+		if !s.visit(s.child(nd, f, j, i, lv)) {
 			return false
 		}
 	}
@@ -197,7 +225,7 @@ func (s *branchSearch) free(nd bbNode, j int) bool {
 // one option fixed on it, and whether each job may still stay out. False
 // when nothing below nd beats the incumbent. Without prices (rounding
 // noise) nd is returned as it is.
-func (s *branchSearch) refix(nd bbNode, f *flow, need int) (bbNode, []bool, bool) {
+func (s *branchSearch) refix(nd bbNode, f *flow, need int, lv *level) (bbNode, []bool, bool) {
 	t := s.in.Types
 	pr, ok := f.prices()
 	if !ok {
@@ -207,7 +235,7 @@ func (s *branchSearch) refix(nd bbNode, f *flow, need int) (bbNode, []bool, bool
 		}
 		return nd, out, true
 	}
-	keep, out, ok := nd.sub.options(pr, need, s.best.Objective-nd.cost, s.tol)
+	keep, out, ok := nd.sub.optionsIn(pr, need, s.best.Objective-nd.cost, s.tol, &lv.fix)
 	if !ok {
 		return nd, nil, false
 	}
@@ -220,7 +248,9 @@ func (s *branchSearch) refix(nd bbNode, f *flow, need int) (bbNode, []bool, bool
 			continue
 		}
 		if !cloned {
-			c.fixed, sub.Cap, cloned = slices.Clone(nd.fixed), slices.Clone(nd.sub.Cap), true
+			lv.fixed = append(lv.fixed[:0], nd.fixed...)
+			lv.cap = append(lv.cap[:0], nd.sub.Cap...)
+			c.fixed, sub.Cap, cloned = lv.fixed, lv.cap, true
 		}
 		c.fixed[j] = i
 		c.cost += s.in.Cost[j*t+i]
@@ -260,20 +290,22 @@ func (s *branchSearch) childTypes(nd bbNode, f *flow, j int, stay bool) []int {
 }
 
 // child is nd with job j fixed on type i, or kept out (i = −1), to be
-// solved from nd's relaxation f.
-func (s *branchSearch) child(nd bbNode, f *flow, j, i int) bbNode {
+// solved from nd's relaxation f, in the slices of lv (nd's level).
+func (s *branchSearch) child(nd bbNode, f *flow, j, i int, lv *level) bbNode {
 	t := s.in.Types
-	sub := &Instance{Types: t, Cap: nd.sub.Cap, Gang: s.in.Gang, Cost: s.in.Cost,
-		OK: append([]bool(nil), nd.sub.OK...)}
+	lv.ok = append(lv.ok[:0], nd.sub.OK...)
+	sub := &Instance{Types: t, Cap: nd.sub.Cap, Gang: s.in.Gang, Cost: s.in.Cost, OK: lv.ok}
 	for k := range t {
 		sub.OK[j*t+k] = false
 	}
 	c := bbNode{sub: sub, fixed: nd.fixed, cost: nd.cost, fill: nd.fill, from: f}
 	// A job kept out shares the parent's capacities and fixed types.
 	if i >= 0 {
-		sub.Cap = append([]int(nil), nd.sub.Cap...)
+		lv.ccap = append(lv.ccap[:0], nd.sub.Cap...)
+		sub.Cap = lv.ccap
 		sub.Cap[i] -= s.in.Gang[j]
-		c.fixed = append([]int(nil), nd.fixed...)
+		lv.cfixed = append(lv.cfixed[:0], nd.fixed...)
+		c.fixed = lv.cfixed
 		c.fixed[j] = i
 		c.cost += s.in.Cost[j*t+i]
 		c.fill += s.in.Gang[j]

@@ -92,7 +92,22 @@ type flow struct {
 	// warm: the flow was solved from another's (warm.go), so segs do not
 	// start from zero flow and only the whole flow's cost is known.
 	warm bool
+	res  *residual // cancel's graph and buffers (warm.go), nil until used
+	aug  *augBufs  // augment's, nil until used
 }
+
+// augBufs are augment's slices, kept with a flow reused for another node.
+type augBufs struct {
+	dist  []float64
+	pred  []int
+	predJ []int32
+	arcs  []entry
+	dirty []bool
+	path  []pathArc
+}
+
+// pathArc is an arc of an augmenting path: a unit of job j from a to b.
+type pathArc struct{ a, b, j int }
 
 // perGPU is c[j][i]/d_j.
 func (f *flow) perGPU(j, i int) float64 {
@@ -266,20 +281,24 @@ func relax(in *Instance, ord *order) *flow {
 // least cost for its value, to the maximum flow.
 func (f *flow) augment() {
 	in, t, idle := f.in, f.t, f.t
-	dist := make([]float64, f.nodes)
-	pred := make([]int, f.nodes)
-	predJ := make([]int32, f.nodes)
+	if f.aug == nil {
+		f.aug = &augBufs{}
+	}
+	ab := f.aug
+	ab.dist, ab.pred, ab.predJ = grow(ab.dist, f.nodes), grow(ab.pred, f.nodes), grow(ab.predJ, f.nodes)
+	ab.arcs, ab.dirty = grow(ab.arcs, f.nodes*t), grow(ab.dirty, f.nodes)
+	dist, pred, predJ := ab.dist, ab.pred, ab.predJ
 	// arcs[a*t+b] is the cheapest move along a→b (key +Inf where none);
 	// an augmentation changes only the arcs out of the nodes on its path.
-	arcs := make([]entry, f.nodes*t)
+	arcs := ab.arcs
 	for a := range f.nodes {
 		f.cheapest(a, arcs[a*t:(a+1)*t])
 	}
-	type arc struct{ a, b, j int }
-	var path []arc
+	path := ab.path[:0]
+	defer func() { ab.path = path }()
 	// dirty[a]: dist[a] changed since a's arcs were last relaxed (relaxing
 	// them again could change nothing: dist only falls).
-	dirty := make([]bool, f.nodes)
+	dirty := ab.dirty
 	for {
 		for a := range dist {
 			dist[a], dirty[a] = math.Inf(1), false
@@ -320,7 +339,7 @@ func (f *flow) augment() {
 			if steps > f.nodes {
 				return // a cycle from rounding noise: stop at this flow
 			}
-			path = append(path, arc{pred[cur], cur, int(predJ[cur])})
+			path = append(path, pathArc{pred[cur], cur, int(predJ[cur])})
 			cur = pred[cur]
 		}
 		delta := in.Cap[best] - f.load[best]
@@ -419,7 +438,13 @@ func SolveFast(in *Instance) FastResult {
 // round splits the relaxation's jobs into those it runs whole on one type
 // (typ[j] is that type, else −1) and those it runs partly (split).
 func (f *flow) round() (typ, split []int) {
-	typ = make([]int, f.in.Jobs())
+	return f.roundIn(make([]int, f.in.Jobs()), nil)
+}
+
+// roundIn is round with typ in typ (of f's jobs' length) and split
+// appended to split[:0].
+func (f *flow) roundIn(typ, split []int) ([]int, []int) {
+	split = split[:0]
 	for j, d := range f.in.Gang {
 		typ[j] = -1
 		part := false

@@ -40,7 +40,11 @@ func (f *flow) prices() (prices, bool) {
 	in, t := f.in, f.t
 	zero, omega := t, t+1 // the nodes of 0 and of −w
 	n := t + 2
-	arc := make([]float64, n*n) // arc[a*n+b]: x_b − x_a ≤ arc
+	// In the slices of cancel's graph, not needed once f is solved.
+	if f.res == nil || f.res.n != n {
+		f.res = newResidual(n)
+	}
+	arc := f.res.cost // arc[a*n+b]: x_b − x_a ≤ arc
 	for k := range arc {
 		arc[k] = math.Inf(1)
 	}
@@ -80,7 +84,8 @@ func (f *flow) prices() (prices, bool) {
 		}
 	}
 	tighten(zero, omega, 0)
-	x := make([]float64, n)
+	x := f.res.dist
+	clear(x)
 	for pass := 0; ; pass++ {
 		changed := false
 		for a := range n {
@@ -107,19 +112,35 @@ func (f *flow) prices() (prices, bool) {
 // lagrange is LB above at prices pr with the fill row at k, and each job's
 // least cost m_j.
 func (in *Instance) lagrange(pr prices, k int) (float64, []float64) {
+	return in.lagrangeIn(pr, k, make([]float64, in.Jobs()), make([]float64, len(in.OK)))
+}
+
+// lagrangeIn is lagrange with m_j in m and each option's cost at the
+// prices, c[j][i] + d_j·(u_i − w), in r[j*Types+i] (where j may run on i).
+func (in *Instance) lagrangeIn(pr prices, k int, m, r []float64) (float64, []float64) {
 	t := in.Types
-	m := make([]float64, in.Jobs())
+	var pen [64]float64
+	p := pen[:0]
+	if t > len(pen) {
+		p = make([]float64, 0, t)
+	}
+	for i := range t {
+		p = append(p, pr.u[i]-pr.w)
+	}
 	lb := pr.w * float64(k)
 	for i, c := range in.Cap {
 		lb -= pr.u[i] * float64(c)
 	}
 	for j, d := range in.Gang {
+		mj := 0.0
 		for i := range t {
 			if in.OK[j*t+i] {
-				m[j] = math.Min(m[j], in.Cost[j*t+i]+float64(d)*(pr.u[i]-pr.w))
+				r[j*t+i] = in.Cost[j*t+i] + float64(d)*p[i]
+				mj = math.Min(mj, r[j*t+i])
 			}
 		}
-		lb += m[j]
+		m[j] = mj
+		lb += mj
 	}
 	return lb, m
 }
@@ -141,18 +162,38 @@ type reduced struct {
 // It returns false when none can: LB itself does not, or a job is left no
 // option.
 func (in *Instance) options(pr prices, k int, inc, tol float64) (keep, out []bool, ok bool) {
+	var b fixBufs
+	return in.optionsIn(pr, k, inc, tol, &b)
+}
+
+// fixBufs are the slices options fills, reused from node to node (grown
+// when short).
+type fixBufs struct {
+	keep, out []bool
+	m, r      []float64
+}
+
+// grown is b with room for in.
+func (b *fixBufs) grown(in *Instance) {
+	b.out, b.m = grow(b.out, in.Jobs()), grow(b.m, in.Jobs())
+	b.keep, b.r = grow(b.keep, len(in.OK)), grow(b.r, len(in.OK))
+}
+
+// optionsIn is options in b's slices: keep and out are b.keep and b.out.
+func (in *Instance) optionsIn(pr prices, k int, inc, tol float64, b *fixBufs) (keep, out []bool, ok bool) {
 	t := in.Types
-	lb, m := in.lagrange(pr, k)
+	b.grown(in)
+	lb, m := in.lagrangeIn(pr, k, b.m, b.r)
 	room := inc - tol - lb // an option must cost less than m_j + room
 	if !(room > 0) {
 		return nil, nil, false
 	}
-	keep, out = make([]bool, len(in.OK)), make([]bool, in.Jobs())
-	for j, d := range in.Gang {
+	keep, out, r := b.keep, b.out, b.r
+	for j := range in.Gang {
 		kept := false
 		for i := range t {
 			ji := j*t + i
-			keep[ji] = in.OK[ji] && in.Cost[ji]+float64(d)*(pr.u[i]-pr.w)-m[j] < room
+			keep[ji] = in.OK[ji] && r[ji]-m[j] < room
 			kept = kept || keep[ji]
 		}
 		if out[j] = -m[j] < room; !kept && !out[j] {
