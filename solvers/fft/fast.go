@@ -111,7 +111,7 @@ type pathArc struct{ a, b, j int }
 
 // perGPU is c[j][i]/d_j.
 func (f *flow) perGPU(j, i int) float64 {
-	return f.in.Cost[j*f.t+i] / float64(f.in.Gang[j])
+	return f.ord.per[j*f.t+i]
 }
 
 // sync brings job j's marks on the arcs out of node a up to date: set
@@ -169,17 +169,24 @@ func (f *flow) top(a, b int) (entry, bool) {
 // order lists, per arc a→b (a a type or the idle node, b a type), the
 // jobs that may run on b (and on a) by the cost of moving a GPU of theirs
 // along it, c[j][b]/d_j (− c[j][a]/d_j), ties by job index; pos[a*t+b][j]
-// is j's place in that list, −1 where absent. It holds for any instance
-// with the same costs and gangs and a subset of the flags.
+// is j's place in that list, −1 where absent; per[j*t+i] is c[j][i]/d_j.
+// It holds for any instance with the same costs and gangs and a subset of
+// the flags.
 type order struct {
 	arcs [][]int32
 	pos  [][]int32
+	per  []float64
 }
 
 // newOrder is in's order.
 func newOrder(in *Instance) *order {
 	t, n := in.Types, in.Jobs()
-	ord := &order{arcs: make([][]int32, (t+1)*t), pos: make([][]int32, (t+1)*t)}
+	ord := &order{arcs: make([][]int32, (t+1)*t), pos: make([][]int32, (t+1)*t), per: make([]float64, len(in.Cost))}
+	for j, d := range in.Gang {
+		for i := range t {
+			ord.per[j*t+i] = in.Cost[j*t+i] / float64(d)
+		}
+	}
 	var moves []entry
 	var rs radix
 	for a := range t + 1 {
@@ -188,13 +195,13 @@ func newOrder(in *Instance) *order {
 				continue
 			}
 			moves = moves[:0]
-			for j, d := range in.Gang {
+			for j := range in.Gang {
 				if !in.OK[j*t+b] || (a < t && !in.OK[j*t+a]) {
 					continue
 				}
-				key := in.Cost[j*t+b] / float64(d)
+				key := ord.per[j*t+b]
 				if a < t {
-					key -= in.Cost[j*t+a] / float64(d)
+					key -= ord.per[j*t+a]
 				}
 				moves = append(moves, entry{key, int32(j)})
 			}
@@ -232,6 +239,14 @@ func (o *order) restrict(jobs []int, n int) *order {
 		idx[j] = int32(k)
 	}
 	r := &order{arcs: make([][]int32, len(o.arcs)), pos: make([][]int32, len(o.pos))}
+	t := 0
+	if n > 0 {
+		t = len(o.per) / n
+	}
+	r.per = make([]float64, 0, len(jobs)*t)
+	for _, j := range jobs {
+		r.per = append(r.per, o.per[j*t:(j+1)*t]...)
+	}
 	for k, list := range o.arcs {
 		if o.pos[k] == nil {
 			continue // a→a

@@ -164,6 +164,9 @@ func TestOrderRestrict(t *testing.T) {
 				t.Fatalf("trial %d arc %d: restricted %v %v, fresh %v %v", trial, k, got.arcs[k], got.pos[k], want.arcs[k], want.pos[k])
 			}
 		}
+		if !slices.Equal(got.per, want.per) {
+			t.Fatalf("trial %d: per-GPU costs restricted %v, fresh %v", trial, got.per, want.per)
+		}
 		if a, b := relax(sub, got), lpRelaxation(sub); !slices.Equal(a.units, b.units) {
 			t.Fatalf("trial %d: flows differ", trial)
 		}

@@ -52,19 +52,28 @@ func (f *flow) warmedIn(child *Instance, spare *flow) *flow {
 			continue
 		}
 		row := c.units[j*c.nodes : (j+1)*c.nodes]
+		was, now := f.in.OK[j*t:(j+1)*t], child.OK[j*t:(j+1)*t]
+		started := false
 		for a := range t {
-			if row[a] > 0 && !child.OK[j*t+a] {
+			if row[a] > 0 && !now[a] {
 				row[idle] += row[a]
 				c.load[a] -= int(row[a])
 				row[a] = 0
 				c.sync(j, a) // its marks out of a cleared
+				started = true
 			}
 		}
 		// Out of the nodes where j has no GPUs its marks are clear, as
-		// they were: only those where it has some change with the flags.
+		// they were: only those where it has some change with the flags,
+		// on the arcs to the types whose flag changed (all of idle's when
+		// it got GPUs back).
 		for a := range c.nodes {
-			if row[a] > 0 {
+			switch {
+			case row[a] == 0:
+			case a == idle && started:
 				c.sync(j, a)
+			default:
+				c.resync(j, a, was, now)
 			}
 		}
 	}
@@ -84,6 +93,30 @@ func (f *flow) warmedIn(child *Instance, spare *flow) *flow {
 	}
 	c.augment()
 	return c
+}
+
+// resync is sync(j, a) where j's marks out of a were up to date for its
+// flags was and only the flags changed, to now: only the marks on the arcs
+// to the types whose flag changed are set again.
+func (f *flow) resync(j, a int, was, now []bool) {
+	t := f.t
+	on := f.units[j*f.nodes+a] > 0
+	for b := range t {
+		if b == a || was[b] == now[b] {
+			continue
+		}
+		k := a*t + b
+		p := f.ord.pos[k][j]
+		if p < 0 {
+			continue
+		}
+		w, bit := &f.cand[f.off[k]+int(p>>6)], uint64(1)<<(p&63)
+		if on && now[b] {
+			*w |= bit
+		} else {
+			*w &^= bit
+		}
+	}
 }
 
 // dearest is the job on type a with the largest c[j][a]/d_j (the last
