@@ -156,16 +156,6 @@ type reduced struct {
 	fill  int
 }
 
-// options classifies each job's options at prices pr with the fill row at
-// k, for solutions that must cost less than inc − tol: keep[j*Types+i] is
-// whether type i stays an option of job j, out[j] whether staying out does.
-// It returns false when none can: LB itself does not, or a job is left no
-// option.
-func (in *Instance) options(pr prices, k int, inc, tol float64) (keep, out []bool, ok bool) {
-	var b fixBufs
-	return in.optionsIn(pr, k, inc, tol, &b)
-}
-
 // fixBufs are the slices options fills, reused from node to node (grown
 // when short).
 type fixBufs struct {
@@ -179,8 +169,12 @@ func (b *fixBufs) grown(in *Instance) {
 	b.keep, b.r = grow(b.keep, len(in.OK)), grow(b.r, len(in.OK))
 }
 
-// optionsIn is options in b's slices: keep and out are b.keep and b.out.
-func (in *Instance) optionsIn(pr prices, k int, inc, tol float64, b *fixBufs) (keep, out []bool, ok bool) {
+// options classifies each job's options at prices pr with the fill row at
+// k, for solutions that must cost less than inc − tol: keep[j*Types+i] is
+// whether type i stays an option of job j, out[j] whether staying out does
+// (b.keep and b.out, b's slices grown where short). It returns false when
+// none can: LB itself does not, or a job is left no option.
+func (in *Instance) options(pr prices, k int, inc, tol float64, b *fixBufs) (keep, out []bool, ok bool) {
 	t := in.Types
 	b.grown(in)
 	lb, m := in.lagrangeIn(pr, k, b.m, b.r)
@@ -222,14 +216,15 @@ func only(keep, out []bool, j, t int) int {
 }
 
 // fix drops the options that cannot beat the incumbent objective inc by
-// more than tol at prices pr (fill row at k), fixes the jobs left one
-// option and leaves out those left none but staying out. It returns false
+// more than tol at prices pr (fill row at k; options' slices in b), fixes
+// the jobs left one option and leaves out those left none but staying out.
+// It returns false
 // when no solution can beat inc: see options, or a fixed gang overfills its
 // type.
-func (in *Instance) fix(pr prices, k int, inc, tol float64) (reduced, bool) {
+func (in *Instance) fix(pr prices, k int, inc, tol float64, b *fixBufs) (reduced, bool) {
 	t := in.Types
 	r := reduced{fixed: make([]int, in.Jobs())}
-	keep, out, ok := in.options(pr, k, inc, tol)
+	keep, out, ok := in.options(pr, k, inc, tol, b)
 	if !ok {
 		return r, false
 	}

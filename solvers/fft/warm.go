@@ -278,9 +278,11 @@ func (g *residual) negativeCycle() (int, bool) {
 			}
 			dirty[a] = false
 			da := dist[a] // no arc a→a
-			heads, costs := g.adj[a*n:a*n+g.deg[a]], g.adjCost[a*n:a*n+g.deg[a]]
+			heads := g.adj[a*n : a*n+g.deg[a]]
+			costs := g.adjCost[a*n : a*n+len(heads)]
 			for x, b := range heads {
-				if nd := da + costs[x]; nd < dist[b]-relaxTol*(1+math.Abs(nd)) {
+				// nd ≥ dist[b] fails the test whatever the tolerance.
+				if nd, db := da+costs[x], dist[b]; nd < db && nd < db-relaxTol*(1+math.Abs(nd)) {
 					dist[b], pred[b], last, dirty[b] = nd, a, int(b), true
 				}
 			}
