@@ -120,7 +120,7 @@ func (f *flow) sync(j, a int) {
 	t := f.t
 	on := f.units[j*f.nodes+a] > 0
 	if a < t {
-		if p := f.ord.pos[t*t+a][j]; p >= 0 {
+		if p := f.ord.pos[j*len(f.ord.arcs)+t*t+a]; p >= 0 {
 			w, bit := &f.cand[f.off[(t+1)*t+a]+int(p>>6)], uint64(1)<<(p&63)
 			if on {
 				*w |= bit
@@ -129,12 +129,13 @@ func (f *flow) sync(j, a int) {
 			}
 		}
 	}
+	pos := f.ord.pos[j*len(f.ord.arcs) : (j+1)*len(f.ord.arcs)]
 	for b := range t {
 		if b == a {
 			continue
 		}
 		k := a*t + b
-		p := f.ord.pos[k][j]
+		p := pos[k]
 		if p < 0 {
 			continue
 		}
@@ -168,20 +169,26 @@ func (f *flow) top(a, b int) (entry, bool) {
 
 // order lists, per arc a→b (a a type or the idle node, b a type), the
 // jobs that may run on b (and on a) by the cost of moving a GPU of theirs
-// along it, c[j][b]/d_j (− c[j][a]/d_j), ties by job index; pos[a*t+b][j]
-// is j's place in that list, −1 where absent; per[j*t+i] is c[j][i]/d_j.
+// along it, c[j][b]/d_j (− c[j][a]/d_j), ties by job index; pos[j*A+k]
+// is j's place in the list of arc k = a*t+b, −1 where absent (A = len(arcs):
+// a job's places side by side, as sync reads them); per[j*t+i] is
+// c[j][i]/d_j.
 // It holds for any instance with the same costs and gangs and a subset of
 // the flags.
 type order struct {
 	arcs [][]int32
-	pos  [][]int32
+	pos  []int32
 	per  []float64
 }
 
 // newOrder is in's order.
 func newOrder(in *Instance) *order {
 	t, n := in.Types, in.Jobs()
-	ord := &order{arcs: make([][]int32, (t+1)*t), pos: make([][]int32, (t+1)*t), per: make([]float64, len(in.Cost))}
+	na := (t + 1) * t
+	ord := &order{arcs: make([][]int32, na), pos: make([]int32, n*na), per: make([]float64, len(in.Cost))}
+	for x := range ord.pos {
+		ord.pos[x] = -1
+	}
 	for j, d := range in.Gang {
 		for i := range t {
 			ord.per[j*t+i] = in.Cost[j*t+i] / float64(d)
@@ -206,14 +213,10 @@ func newOrder(in *Instance) *order {
 				moves = append(moves, entry{key, int32(j)})
 			}
 			jobs := sortMoves(moves, &rs)
-			pos := make([]int32, n)
-			for j := range pos {
-				pos[j] = -1
-			}
 			for c, j := range jobs {
-				pos[j] = int32(c)
+				ord.pos[int(j)*na+a*t+b] = int32(c)
 			}
-			ord.arcs[a*t+b], ord.pos[a*t+b] = jobs, pos
+			ord.arcs[a*t+b] = jobs
 		}
 	}
 	return ord
@@ -238,7 +241,11 @@ func (o *order) restrict(jobs []int, n int) *order {
 	for k, j := range jobs {
 		idx[j] = int32(k)
 	}
-	r := &order{arcs: make([][]int32, len(o.arcs)), pos: make([][]int32, len(o.pos))}
+	na := len(o.arcs)
+	r := &order{arcs: make([][]int32, na), pos: make([]int32, len(jobs)*na)}
+	for x := range r.pos {
+		r.pos[x] = -1
+	}
 	t := 0
 	if n > 0 {
 		t = len(o.per) / n
@@ -248,7 +255,7 @@ func (o *order) restrict(jobs []int, n int) *order {
 		r.per = append(r.per, o.per[j*t:(j+1)*t]...)
 	}
 	for k, list := range o.arcs {
-		if o.pos[k] == nil {
+		if list == nil {
 			continue // a→a
 		}
 		var kept []int32
@@ -257,14 +264,10 @@ func (o *order) restrict(jobs []int, n int) *order {
 				kept = append(kept, idx[j])
 			}
 		}
-		pos := make([]int32, len(jobs))
-		for j := range pos {
-			pos[j] = -1
-		}
 		for c, j := range kept {
-			pos[j] = int32(c)
+			r.pos[int(j)*na+k] = int32(c)
 		}
-		r.arcs[k], r.pos[k] = kept, pos
+		r.arcs[k] = kept
 	}
 	return r
 }

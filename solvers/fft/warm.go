@@ -101,12 +101,13 @@ func (f *flow) warmedIn(child *Instance, spare *flow) *flow {
 func (f *flow) resync(j, a int, was, now []bool) {
 	t := f.t
 	on := f.units[j*f.nodes+a] > 0
+	pos := f.ord.pos[j*len(f.ord.arcs) : (j+1)*len(f.ord.arcs)]
 	for b := range t {
 		if b == a || was[b] == now[b] {
 			continue
 		}
 		k := a*t + b
-		p := f.ord.pos[k][j]
+		p := pos[k]
 		if p < 0 {
 			continue
 		}
