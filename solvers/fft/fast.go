@@ -254,16 +254,27 @@ func (o *order) restrict(jobs []int, n int) *order {
 	for _, j := range jobs {
 		r.per = append(r.per, o.per[j*t:(j+1)*t]...)
 	}
+	// The lists in one array, each with room for at most as many jobs as
+	// it had or as there are.
+	room := 0
+	for _, list := range o.arcs {
+		room += min(len(list), len(jobs))
+	}
+	all := make([]int32, 0, room)
 	for k, list := range o.arcs {
 		if list == nil {
 			continue // a→a
 		}
-		var kept []int32
+		from := len(all)
 		for _, j := range list {
 			if idx[j] >= 0 {
-				kept = append(kept, idx[j])
+				all = append(all, idx[j])
 			}
 		}
+		if len(all) == from {
+			continue // none kept: nil, as a list with none appended
+		}
+		kept := all[from:len(all):len(all)]
 		for c, j := range kept {
 			r.pos[int(j)*na+k] = int32(c)
 		}

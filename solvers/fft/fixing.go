@@ -228,7 +228,15 @@ func (in *Instance) fix(pr prices, k int, inc, tol float64, b *fixBufs) (reduced
 	if !ok {
 		return r, false
 	}
-	sub := &Instance{Types: t, Cap: append([]int(nil), in.Cap...)}
+	free := 0 // the jobs left a choice, counted to size sub's slices
+	for j := range in.Gang {
+		if only(keep, out, j, t) < 0 && slices.Contains(keep[j*t:(j+1)*t], true) {
+			free++
+		}
+	}
+	sub := &Instance{Types: t, Cap: append([]int(nil), in.Cap...), Gang: make([]int, 0, free),
+		Cost: make([]float64, 0, free*t), OK: make([]bool, 0, free*t)}
+	r.jobs = make([]int, 0, free)
 	for j, d := range in.Gang {
 		r.fixed[j] = -1
 		if i := only(keep, out, j, t); i >= 0 {
