@@ -136,7 +136,7 @@ func (in *Instance) lagrangeIn(pr prices, k int, m, r []float64) (float64, []flo
 		for i := range t {
 			if in.OK[j*t+i] {
 				r[j*t+i] = in.Cost[j*t+i] + float64(d)*p[i]
-				mj = math.Min(mj, r[j*t+i])
+				mj = min(mj, r[j*t+i]) // as math.Min, inline
 			}
 		}
 		m[j] = mj
