@@ -119,32 +119,26 @@ func (f *flow) perGPU(j, i int) float64 {
 func (f *flow) sync(j, a int) {
 	t := f.t
 	on := f.units[j*f.nodes+a] > 0
+	pos := f.ord.pos[j*len(f.ord.arcs) : (j+1)*len(f.ord.arcs)]
 	if a < t {
-		if p := f.ord.pos[j*len(f.ord.arcs)+t*t+a]; p >= 0 {
-			w, bit := &f.cand[f.off[(t+1)*t+a]+int(p>>6)], uint64(1)<<(p&63)
-			if on {
-				*w |= bit
-			} else {
-				*w &^= bit
-			}
+		if p := pos[t*t+a]; p >= 0 {
+			f.mark((t+1)*t+a, p, on)
 		}
 	}
-	pos := f.ord.pos[j*len(f.ord.arcs) : (j+1)*len(f.ord.arcs)]
 	for b := range t {
-		if b == a {
-			continue
+		if p := pos[a*t+b]; b != a && p >= 0 {
+			f.mark(a*t+b, p, on && f.in.OK[j*t+b])
 		}
-		k := a*t + b
-		p := pos[k]
-		if p < 0 {
-			continue
-		}
-		w, bit := &f.cand[f.off[k]+int(p>>6)], uint64(1)<<(p&63)
-		if on && f.in.OK[j*t+b] {
-			*w |= bit
-		} else {
-			*w &^= bit
-		}
+	}
+}
+
+// mark sets (or clears) bit p of the marks at k (cand[off[k]:off[k+1]]).
+func (f *flow) mark(k int, p int32, set bool) {
+	w, bit := &f.cand[f.off[k]+int(p>>6)], uint64(1)<<(p&63)
+	if set {
+		*w |= bit
+	} else {
+		*w &^= bit
 	}
 }
 

@@ -103,19 +103,8 @@ func (f *flow) resync(j, a int, was, now []bool) {
 	on := f.units[j*f.nodes+a] > 0
 	pos := f.ord.pos[j*len(f.ord.arcs) : (j+1)*len(f.ord.arcs)]
 	for b := range t {
-		if b == a || was[b] == now[b] {
-			continue
-		}
-		k := a*t + b
-		p := pos[k]
-		if p < 0 {
-			continue
-		}
-		w, bit := &f.cand[f.off[k]+int(p>>6)], uint64(1)<<(p&63)
-		if on && now[b] {
-			*w |= bit
-		} else {
-			*w &^= bit
+		if p := pos[a*t+b]; b != a && was[b] != now[b] && p >= 0 {
+			f.mark(a*t+b, p, on && now[b])
 		}
 	}
 }
