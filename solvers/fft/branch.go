@@ -69,16 +69,53 @@ type branchSearch struct {
 	limit    int       // the caller's node limit (0: none)
 	deadline time.Time // the caller's time limit (zero: none)
 	end      searchEnd
-	pool     []*flow // relaxations no longer needed (spare)
+	bufs     *searchBufs
+	depth    int // the nodes being visited
+}
+
+// searchBufs are the slices of a search, handed on to the next search of
+// the same round (one at a time): the relaxations no longer needed (spare),
+// those of the nodes being visited by depth (level), and options' (fix is
+// its reduced costs; its keep and out are a level's).
+type searchBufs struct {
+	pool   []*flow
+	levels []*level
+	fix    fixBufs
+}
+
+// level holds the slices one node being visited builds, reused by the
+// next node visited at its depth once its subtree is searched: its options
+// (refix), the capacities and fixed types when refix fixes jobs, its
+// rounding, and those of the child being visited.
+type level struct {
+	keep, out    []bool
+	fixed, cap   []int
+	typ, split   []int
+	ok           []bool
+	cfixed, ccap []int
+}
+
+// enter is the level of a node visited now, below those being visited.
+func (s *branchSearch) enter() *level {
+	b := s.bufs
+	if s.depth == len(b.levels) {
+		b.levels = append(b.levels, &level{})
+	}
+	s.depth++
+	return b.levels[s.depth-1]
 }
 
 // branchAndBound solves in with the fill row at k = root.fill() (root being
 // in's relaxation) exactly, to within tol, starting from the incumbent inc
 // (a solution filling k; its Type may be nil when only its objective is
 // known), under o's node and time limits. It returns the best solution
-// found, how the search ended, and the relaxations it solved.
-func branchAndBound(in *Instance, root *flow, inc Solution, o lp.Options, budget int, tol float64) (Solution, searchEnd, int) {
-	s := &branchSearch{in: in, root: root, k: root.fill(), best: inc, tol: tol, budget: budget, limit: o.NodeLimit}
+// found, how the search ended, and the relaxations it solved. It works in
+// bufs (nil: new ones).
+func branchAndBound(in *Instance, root *flow, inc Solution, o lp.Options, budget int, tol float64, bufs *searchBufs) (Solution, searchEnd, int) {
+	if bufs == nil {
+		bufs = &searchBufs{}
+	}
+	s := &branchSearch{in: in, root: root, k: root.fill(), best: inc, tol: tol, budget: budget, limit: o.NodeLimit, bufs: bufs}
 	if o.TimeLimit > 0 {
 		s.deadline = time.Now().Add(o.TimeLimit)
 	}
@@ -93,17 +130,18 @@ func branchAndBound(in *Instance, root *flow, inc Solution, o lp.Options, budget
 // spare is a flow no longer needed, to build a node's relaxation in (nil
 // when there is none).
 func (s *branchSearch) spare() *flow {
-	n := len(s.pool)
+	b := s.bufs
+	n := len(b.pool)
 	if n == 0 {
 		return nil
 	}
-	f := s.pool[n-1]
-	s.pool = s.pool[:n-1]
+	f := b.pool[n-1]
+	b.pool = b.pool[:n-1]
 	return f
 }
 
 // release hands back f, a node's relaxation whose subtree is searched.
-func (s *branchSearch) release(f *flow) { s.pool = append(s.pool, f) }
+func (s *branchSearch) release(f *flow) { s.bufs.pool = append(s.bufs.pool, f) }
 
 // pruned reports whether a bound cannot beat the incumbent.
 func (s *branchSearch) pruned(bound float64) bool {
@@ -132,6 +170,8 @@ func (s *branchSearch) visit(nd bbNode) bool {
 		return false
 	}
 	s.nodes++
+	lv := s.enter()
+	defer func() { s.depth-- }()
 	f := nd.f
 	switch {
 	case f != nil:
@@ -148,7 +188,9 @@ func (s *branchSearch) visit(nd bbNode) bool {
 	if s.pruned(nd.cost + f.optimum()) {
 		return true
 	}
-	typ, split := f.round()
+	lv.typ = grow(lv.typ, s.in.Jobs())
+	typ, split := f.roundIn(lv.typ, lv.split)
+	lv.split = split
 	if len(split) == 0 {
 		for j, i := range nd.fixed {
 			if i >= 0 {
@@ -158,11 +200,12 @@ func (s *branchSearch) visit(nd bbNode) bool {
 		sol := Solution{Type: typ}
 		s.in.evaluate(&sol)
 		if sol.Fill >= s.k && sol.Objective < s.best.Objective {
+			sol.Type = slices.Clone(typ)
 			s.best = sol
 		}
 		return true
 	}
-	nd, out, ok := s.refix(nd, f, need)
+	nd, out, ok := s.refix(nd, f, need, lv)
 	if !ok {
 		return true
 	}
@@ -178,7 +221,7 @@ func (s *branchSearch) visit(nd bbNode) bool {
 		return s.visit(nd)
 	}
 	for _, i := range s.childTypes(nd, f, j, out[j]) {
-		if !s.visit(s.child(nd, f, j, i)) {
+		if !s.visit(s.child(nd, f, j, i, lv)) {
 			return false
 		}
 	}
@@ -197,7 +240,7 @@ func (s *branchSearch) free(nd bbNode, j int) bool {
 // one option fixed on it, and whether each job may still stay out. False
 // when nothing below nd beats the incumbent. Without prices (rounding
 // noise) nd is returned as it is.
-func (s *branchSearch) refix(nd bbNode, f *flow, need int) (bbNode, []bool, bool) {
+func (s *branchSearch) refix(nd bbNode, f *flow, need int, lv *level) (bbNode, []bool, bool) {
 	t := s.in.Types
 	pr, ok := f.prices()
 	if !ok {
@@ -207,7 +250,10 @@ func (s *branchSearch) refix(nd bbNode, f *flow, need int) (bbNode, []bool, bool
 		}
 		return nd, out, true
 	}
-	keep, out, ok := nd.sub.options(pr, need, s.best.Objective-nd.cost, s.tol)
+	b := &s.bufs.fix
+	b.keep, b.out = lv.keep, lv.out
+	keep, out, ok := nd.sub.options(pr, need, s.best.Objective-nd.cost, s.tol, b)
+	lv.keep, lv.out = b.keep, b.out
 	if !ok {
 		return nd, nil, false
 	}
@@ -220,7 +266,9 @@ func (s *branchSearch) refix(nd bbNode, f *flow, need int) (bbNode, []bool, bool
 			continue
 		}
 		if !cloned {
-			c.fixed, sub.Cap, cloned = slices.Clone(nd.fixed), slices.Clone(nd.sub.Cap), true
+			lv.fixed = append(lv.fixed[:0], nd.fixed...)
+			lv.cap = append(lv.cap[:0], nd.sub.Cap...)
+			c.fixed, sub.Cap, cloned = lv.fixed, lv.cap, true
 		}
 		c.fixed[j] = i
 		c.cost += s.in.Cost[j*t+i]
@@ -260,20 +308,22 @@ func (s *branchSearch) childTypes(nd bbNode, f *flow, j int, stay bool) []int {
 }
 
 // child is nd with job j fixed on type i, or kept out (i = −1), to be
-// solved from nd's relaxation f.
-func (s *branchSearch) child(nd bbNode, f *flow, j, i int) bbNode {
+// solved from nd's relaxation f, in the slices of lv (nd's level).
+func (s *branchSearch) child(nd bbNode, f *flow, j, i int, lv *level) bbNode {
 	t := s.in.Types
-	sub := &Instance{Types: t, Cap: nd.sub.Cap, Gang: s.in.Gang, Cost: s.in.Cost,
-		OK: append([]bool(nil), nd.sub.OK...)}
+	lv.ok = append(lv.ok[:0], nd.sub.OK...)
+	sub := &Instance{Types: t, Cap: nd.sub.Cap, Gang: s.in.Gang, Cost: s.in.Cost, OK: lv.ok}
 	for k := range t {
 		sub.OK[j*t+k] = false
 	}
 	c := bbNode{sub: sub, fixed: nd.fixed, cost: nd.cost, fill: nd.fill, from: f}
 	// A job kept out shares the parent's capacities and fixed types.
 	if i >= 0 {
-		sub.Cap = append([]int(nil), nd.sub.Cap...)
+		lv.ccap = append(lv.ccap[:0], nd.sub.Cap...)
+		sub.Cap = lv.ccap
 		sub.Cap[i] -= s.in.Gang[j]
-		c.fixed = append([]int(nil), nd.fixed...)
+		lv.cfixed = append(lv.cfixed[:0], nd.fixed...)
+		c.fixed = lv.cfixed
 		c.fixed[j] = i
 		c.cost += s.in.Cost[j*t+i]
 		c.fill += s.in.Gang[j]
@@ -386,7 +436,8 @@ type searched struct {
 	k     int
 	need  int
 	tol   float64
-	cut   float64 // the last search's cutoff (see below)
+	cut   float64     // the last search's cutoff (see below)
+	bufs  *searchBufs // its searches' slices
 }
 
 // Cutoffs below the incumbent. The relaxation's bound is close to the
@@ -421,12 +472,13 @@ func searchCutting(in *Instance, fast FastResult, o lp.Options, budget, minFree 
 	sr := searched{best: fast.Solution, k: fast.LPFill, tol: tol}
 	pr, ok := fast.root.prices()
 	if !ok {
-		sr.best, sr.end, sr.nodes = branchAndBound(in, fast.root, fast.Solution, o, budget, tol)
+		sr.best, sr.end, sr.nodes = branchAndBound(in, fast.root, fast.Solution, o, budget, tol, nil)
 		return sr
 	}
 	lb, _ := in.lagrange(pr, fast.LPFill)
 	d := cutoffFirst * (1 + math.Abs(fast.Objective))
-	if r, better := in.fix(pr, fast.LPFill, fast.Objective, tol); !better || len(r.jobs) <= minFree {
+	sr.bufs = &searchBufs{}
+	if r, better := in.fix(pr, fast.LPFill, fast.Objective, tol, &sr.bufs.fix); !better || len(r.jobs) <= minFree {
 		d = math.Inf(1) // fixing against the incumbent bites: no cutoffs
 	}
 	began := time.Now()
@@ -453,7 +505,7 @@ func searchCutting(in *Instance, fast FastResult, o lp.Options, budget, minFree 
 	}
 	if sr.end == searchBudget {
 		// Fix against the best solution found: the backend gets less.
-		r, better := in.fix(pr, fast.LPFill, sr.best.Objective, tol)
+		r, better := in.fix(pr, fast.LPFill, sr.best.Objective, tol, &sr.bufs.fix)
 		if !better {
 			sr.end = searchProved
 			return sr
@@ -488,7 +540,7 @@ func remaining(o lp.Options, nodes int, began time.Time) (lp.Options, bool) {
 // rounding noise), which ends the search.
 func (sr *searched) below(in *Instance, fast FastResult, pr prices, u float64, o lp.Options, budget int) bool {
 	sr.end, sr.cut = searchProved, u
-	r, better := in.fix(pr, fast.LPFill, u, sr.tol)
+	r, better := in.fix(pr, fast.LPFill, u, sr.tol, &sr.bufs.fix)
 	if !better {
 		return false // nothing beats u
 	}
@@ -500,11 +552,11 @@ func (sr *searched) below(in *Instance, fast FastResult, pr prices, u float64, o
 		return false
 	case root.fill() > need: // impossible: the fixed jobs and a flow of the rest are a flow
 		var n int
-		sr.best, sr.end, n = branchAndBound(in, fast.root, fast.Solution, o, budget, sr.tol)
+		sr.best, sr.end, n = branchAndBound(in, fast.root, fast.Solution, o, budget, sr.tol, sr.bufs)
 		sr.nodes, sr.red = sr.nodes+n, nil
 		return true
 	}
-	best, end, n := branchAndBound(r.sub, root, Solution{Objective: u - r.cost, Fill: need}, o, budget, sr.tol)
+	best, end, n := branchAndBound(r.sub, root, Solution{Objective: u - r.cost, Fill: need}, o, budget, sr.tol, sr.bufs)
 	sr.end, sr.nodes = end, sr.nodes+n
 	if best.Type == nil {
 		return false

@@ -51,7 +51,7 @@ func TestBranchKnapsackByHand(t *testing.T) {
 	}
 	inc := Solution{Type: []int{-1, 0, 0, -1}}
 	in.evaluate(&inc)
-	got, end, nodes := branchAndBound(in, root, inc, lp.Options{}, maxBranchNodes, optimalTol*(1+math.Abs(inc.Objective)))
+	got, end, nodes := branchAndBound(in, root, inc, lp.Options{}, maxBranchNodes, optimalTol*(1+math.Abs(inc.Objective)), nil)
 	if end != searchProved || nodes != 5 {
 		t.Fatalf("search ended %d after %d nodes, want proved after 5", end, nodes)
 	}

@@ -92,11 +92,26 @@ type flow struct {
 	// warm: the flow was solved from another's (warm.go), so segs do not
 	// start from zero flow and only the whole flow's cost is known.
 	warm bool
+	res  *residual // cancel's graph and buffers (warm.go), nil until used
+	aug  *augBufs  // augment's, nil until used
 }
+
+// augBufs are augment's slices, kept with a flow reused for another node.
+type augBufs struct {
+	dist  []float64
+	pred  []int
+	predJ []int32
+	arcs  []entry
+	dirty []bool
+	path  []pathArc
+}
+
+// pathArc is an arc of an augmenting path: a unit of job j from a to b.
+type pathArc struct{ a, b, j int }
 
 // perGPU is c[j][i]/d_j.
 func (f *flow) perGPU(j, i int) float64 {
-	return f.in.Cost[j*f.t+i] / float64(f.in.Gang[j])
+	return f.ord.per[j*f.t+i]
 }
 
 // sync brings job j's marks on the arcs out of node a up to date: set
@@ -104,31 +119,26 @@ func (f *flow) perGPU(j, i int) float64 {
 func (f *flow) sync(j, a int) {
 	t := f.t
 	on := f.units[j*f.nodes+a] > 0
+	pos := f.ord.pos[j*len(f.ord.arcs) : (j+1)*len(f.ord.arcs)]
 	if a < t {
-		if p := f.ord.pos[t*t+a][j]; p >= 0 {
-			w, bit := &f.cand[f.off[(t+1)*t+a]+int(p>>6)], uint64(1)<<(p&63)
-			if on {
-				*w |= bit
-			} else {
-				*w &^= bit
-			}
+		if p := pos[t*t+a]; p >= 0 {
+			f.mark((t+1)*t+a, p, on)
 		}
 	}
 	for b := range t {
-		if b == a {
-			continue
+		if p := pos[a*t+b]; b != a && p >= 0 {
+			f.mark(a*t+b, p, on && f.in.OK[j*t+b])
 		}
-		k := a*t + b
-		p := f.ord.pos[k][j]
-		if p < 0 {
-			continue
-		}
-		w, bit := &f.cand[f.off[k]+int(p>>6)], uint64(1)<<(p&63)
-		if on && f.in.OK[j*t+b] {
-			*w |= bit
-		} else {
-			*w &^= bit
-		}
+	}
+}
+
+// mark sets (or clears) bit p of the marks at k (cand[off[k]:off[k+1]]).
+func (f *flow) mark(k int, p int32, set bool) {
+	w, bit := &f.cand[f.off[k]+int(p>>6)], uint64(1)<<(p&63)
+	if set {
+		*w |= bit
+	} else {
+		*w &^= bit
 	}
 }
 
@@ -153,18 +163,31 @@ func (f *flow) top(a, b int) (entry, bool) {
 
 // order lists, per arc a→b (a a type or the idle node, b a type), the
 // jobs that may run on b (and on a) by the cost of moving a GPU of theirs
-// along it, c[j][b]/d_j (− c[j][a]/d_j), ties by job index; pos[a*t+b][j]
-// is j's place in that list, −1 where absent. It holds for any instance
-// with the same costs and gangs and a subset of the flags.
+// along it, c[j][b]/d_j (− c[j][a]/d_j), ties by job index; pos[j*A+k]
+// is j's place in the list of arc k = a*t+b, −1 where absent (A = len(arcs):
+// a job's places side by side, as sync reads them); per[j*t+i] is
+// c[j][i]/d_j.
+// It holds for any instance with the same costs and gangs and a subset of
+// the flags.
 type order struct {
 	arcs [][]int32
-	pos  [][]int32
+	pos  []int32
+	per  []float64
 }
 
 // newOrder is in's order.
 func newOrder(in *Instance) *order {
 	t, n := in.Types, in.Jobs()
-	ord := &order{arcs: make([][]int32, (t+1)*t), pos: make([][]int32, (t+1)*t)}
+	na := (t + 1) * t
+	ord := &order{arcs: make([][]int32, na), pos: make([]int32, n*na), per: make([]float64, len(in.Cost))}
+	for x := range ord.pos {
+		ord.pos[x] = -1
+	}
+	for j, d := range in.Gang {
+		for i := range t {
+			ord.per[j*t+i] = in.Cost[j*t+i] / float64(d)
+		}
+	}
 	var moves []entry
 	var rs radix
 	for a := range t + 1 {
@@ -173,25 +196,21 @@ func newOrder(in *Instance) *order {
 				continue
 			}
 			moves = moves[:0]
-			for j, d := range in.Gang {
+			for j := range in.Gang {
 				if !in.OK[j*t+b] || (a < t && !in.OK[j*t+a]) {
 					continue
 				}
-				key := in.Cost[j*t+b] / float64(d)
+				key := ord.per[j*t+b]
 				if a < t {
-					key -= in.Cost[j*t+a] / float64(d)
+					key -= ord.per[j*t+a]
 				}
 				moves = append(moves, entry{key, int32(j)})
 			}
 			jobs := sortMoves(moves, &rs)
-			pos := make([]int32, n)
-			for j := range pos {
-				pos[j] = -1
-			}
 			for c, j := range jobs {
-				pos[j] = int32(c)
+				ord.pos[int(j)*na+a*t+b] = int32(c)
 			}
-			ord.arcs[a*t+b], ord.pos[a*t+b] = jobs, pos
+			ord.arcs[a*t+b] = jobs
 		}
 	}
 	return ord
@@ -216,25 +235,44 @@ func (o *order) restrict(jobs []int, n int) *order {
 	for k, j := range jobs {
 		idx[j] = int32(k)
 	}
-	r := &order{arcs: make([][]int32, len(o.arcs)), pos: make([][]int32, len(o.pos))}
+	na := len(o.arcs)
+	r := &order{arcs: make([][]int32, na), pos: make([]int32, len(jobs)*na)}
+	for x := range r.pos {
+		r.pos[x] = -1
+	}
+	t := 0
+	if n > 0 {
+		t = len(o.per) / n
+	}
+	r.per = make([]float64, 0, len(jobs)*t)
+	for _, j := range jobs {
+		r.per = append(r.per, o.per[j*t:(j+1)*t]...)
+	}
+	// The lists in one array, each with room for at most as many jobs as
+	// it had or as there are.
+	room := 0
+	for _, list := range o.arcs {
+		room += min(len(list), len(jobs))
+	}
+	all := make([]int32, 0, room)
 	for k, list := range o.arcs {
-		if o.pos[k] == nil {
+		if list == nil {
 			continue // a→a
 		}
-		var kept []int32
+		from := len(all)
 		for _, j := range list {
 			if idx[j] >= 0 {
-				kept = append(kept, idx[j])
+				all = append(all, idx[j])
 			}
 		}
-		pos := make([]int32, len(jobs))
-		for j := range pos {
-			pos[j] = -1
+		if len(all) == from {
+			continue // none kept: nil, as a list with none appended
 		}
+		kept := all[from:len(all):len(all)]
 		for c, j := range kept {
-			pos[j] = int32(c)
+			r.pos[int(j)*na+k] = int32(c)
 		}
-		r.arcs[k], r.pos[k] = kept, pos
+		r.arcs[k] = kept
 	}
 	return r
 }
@@ -266,20 +304,24 @@ func relax(in *Instance, ord *order) *flow {
 // least cost for its value, to the maximum flow.
 func (f *flow) augment() {
 	in, t, idle := f.in, f.t, f.t
-	dist := make([]float64, f.nodes)
-	pred := make([]int, f.nodes)
-	predJ := make([]int32, f.nodes)
+	if f.aug == nil {
+		f.aug = &augBufs{}
+	}
+	ab := f.aug
+	ab.dist, ab.pred, ab.predJ = grow(ab.dist, f.nodes), grow(ab.pred, f.nodes), grow(ab.predJ, f.nodes)
+	ab.arcs, ab.dirty = grow(ab.arcs, f.nodes*t), grow(ab.dirty, f.nodes)
+	dist, pred, predJ := ab.dist, ab.pred, ab.predJ
 	// arcs[a*t+b] is the cheapest move along a→b (key +Inf where none);
 	// an augmentation changes only the arcs out of the nodes on its path.
-	arcs := make([]entry, f.nodes*t)
+	arcs := ab.arcs
 	for a := range f.nodes {
 		f.cheapest(a, arcs[a*t:(a+1)*t])
 	}
-	type arc struct{ a, b, j int }
-	var path []arc
+	path := ab.path[:0]
+	defer func() { ab.path = path }()
 	// dirty[a]: dist[a] changed since a's arcs were last relaxed (relaxing
 	// them again could change nothing: dist only falls).
-	dirty := make([]bool, f.nodes)
+	dirty := ab.dirty
 	for {
 		for a := range dist {
 			dist[a], dirty[a] = math.Inf(1), false
@@ -320,7 +362,7 @@ func (f *flow) augment() {
 			if steps > f.nodes {
 				return // a cycle from rounding noise: stop at this flow
 			}
-			path = append(path, arc{pred[cur], cur, int(predJ[cur])})
+			path = append(path, pathArc{pred[cur], cur, int(predJ[cur])})
 			cur = pred[cur]
 		}
 		delta := in.Cap[best] - f.load[best]
@@ -419,7 +461,13 @@ func SolveFast(in *Instance) FastResult {
 // round splits the relaxation's jobs into those it runs whole on one type
 // (typ[j] is that type, else −1) and those it runs partly (split).
 func (f *flow) round() (typ, split []int) {
-	typ = make([]int, f.in.Jobs())
+	return f.roundIn(make([]int, f.in.Jobs()), nil)
+}
+
+// roundIn is round with typ in typ (of f's jobs' length) and split
+// appended to split[:0].
+func (f *flow) roundIn(typ, split []int) ([]int, []int) {
+	split = split[:0]
 	for j, d := range f.in.Gang {
 		typ[j] = -1
 		part := false

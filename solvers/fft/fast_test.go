@@ -160,9 +160,15 @@ func TestOrderRestrict(t *testing.T) {
 		}
 		got, want := newOrder(in).restrict(jobs, in.Jobs()), newOrder(sub)
 		for k := range want.arcs {
-			if !slices.Equal(got.arcs[k], want.arcs[k]) || !slices.Equal(got.pos[k], want.pos[k]) {
-				t.Fatalf("trial %d arc %d: restricted %v %v, fresh %v %v", trial, k, got.arcs[k], got.pos[k], want.arcs[k], want.pos[k])
+			if !slices.Equal(got.arcs[k], want.arcs[k]) {
+				t.Fatalf("trial %d arc %d: restricted %v, fresh %v", trial, k, got.arcs[k], want.arcs[k])
 			}
+		}
+		if !slices.Equal(got.pos, want.pos) {
+			t.Fatalf("trial %d: places restricted %v, fresh %v", trial, got.pos, want.pos)
+		}
+		if !slices.Equal(got.per, want.per) {
+			t.Fatalf("trial %d: per-GPU costs restricted %v, fresh %v", trial, got.per, want.per)
 		}
 		if a, b := relax(sub, got), lpRelaxation(sub); !slices.Equal(a.units, b.units) {
 			t.Fatalf("trial %d: flows differ", trial)

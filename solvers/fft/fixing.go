@@ -40,7 +40,11 @@ func (f *flow) prices() (prices, bool) {
 	in, t := f.in, f.t
 	zero, omega := t, t+1 // the nodes of 0 and of −w
 	n := t + 2
-	arc := make([]float64, n*n) // arc[a*n+b]: x_b − x_a ≤ arc
+	// In the slices of cancel's graph, not needed once f is solved.
+	if f.res == nil || f.res.n != n {
+		f.res = newResidual(n)
+	}
+	arc := f.res.cost // arc[a*n+b]: x_b − x_a ≤ arc
 	for k := range arc {
 		arc[k] = math.Inf(1)
 	}
@@ -80,7 +84,8 @@ func (f *flow) prices() (prices, bool) {
 		}
 	}
 	tighten(zero, omega, 0)
-	x := make([]float64, n)
+	x := f.res.dist
+	clear(x)
 	for pass := 0; ; pass++ {
 		changed := false
 		for a := range n {
@@ -107,19 +112,35 @@ func (f *flow) prices() (prices, bool) {
 // lagrange is LB above at prices pr with the fill row at k, and each job's
 // least cost m_j.
 func (in *Instance) lagrange(pr prices, k int) (float64, []float64) {
+	return in.lagrangeIn(pr, k, make([]float64, in.Jobs()), make([]float64, len(in.OK)))
+}
+
+// lagrangeIn is lagrange with m_j in m and each option's cost at the
+// prices, c[j][i] + d_j·(u_i − w), in r[j*Types+i] (where j may run on i).
+func (in *Instance) lagrangeIn(pr prices, k int, m, r []float64) (float64, []float64) {
 	t := in.Types
-	m := make([]float64, in.Jobs())
+	var pen [64]float64
+	p := pen[:0]
+	if t > len(pen) {
+		p = make([]float64, 0, t)
+	}
+	for i := range t {
+		p = append(p, pr.u[i]-pr.w)
+	}
 	lb := pr.w * float64(k)
 	for i, c := range in.Cap {
 		lb -= pr.u[i] * float64(c)
 	}
 	for j, d := range in.Gang {
+		mj := 0.0
 		for i := range t {
 			if in.OK[j*t+i] {
-				m[j] = math.Min(m[j], in.Cost[j*t+i]+float64(d)*(pr.u[i]-pr.w))
+				r[j*t+i] = in.Cost[j*t+i] + float64(d)*p[i]
+				mj = min(mj, r[j*t+i]) // as math.Min, inline
 			}
 		}
-		lb += m[j]
+		m[j] = mj
+		lb += mj
 	}
 	return lb, m
 }
@@ -135,24 +156,38 @@ type reduced struct {
 	fill  int
 }
 
+// fixBufs are the slices options fills, reused from node to node (grown
+// when short).
+type fixBufs struct {
+	keep, out []bool
+	m, r      []float64
+}
+
+// grown is b with room for in.
+func (b *fixBufs) grown(in *Instance) {
+	b.out, b.m = grow(b.out, in.Jobs()), grow(b.m, in.Jobs())
+	b.keep, b.r = grow(b.keep, len(in.OK)), grow(b.r, len(in.OK))
+}
+
 // options classifies each job's options at prices pr with the fill row at
 // k, for solutions that must cost less than inc − tol: keep[j*Types+i] is
-// whether type i stays an option of job j, out[j] whether staying out does.
-// It returns false when none can: LB itself does not, or a job is left no
-// option.
-func (in *Instance) options(pr prices, k int, inc, tol float64) (keep, out []bool, ok bool) {
+// whether type i stays an option of job j, out[j] whether staying out does
+// (b.keep and b.out, b's slices grown where short). It returns false when
+// none can: LB itself does not, or a job is left no option.
+func (in *Instance) options(pr prices, k int, inc, tol float64, b *fixBufs) (keep, out []bool, ok bool) {
 	t := in.Types
-	lb, m := in.lagrange(pr, k)
+	b.grown(in)
+	lb, m := in.lagrangeIn(pr, k, b.m, b.r)
 	room := inc - tol - lb // an option must cost less than m_j + room
 	if !(room > 0) {
 		return nil, nil, false
 	}
-	keep, out = make([]bool, len(in.OK)), make([]bool, in.Jobs())
-	for j, d := range in.Gang {
+	keep, out, r := b.keep, b.out, b.r
+	for j := range in.Gang {
 		kept := false
 		for i := range t {
 			ji := j*t + i
-			keep[ji] = in.OK[ji] && in.Cost[ji]+float64(d)*(pr.u[i]-pr.w)-m[j] < room
+			keep[ji] = in.OK[ji] && r[ji]-m[j] < room
 			kept = kept || keep[ji]
 		}
 		if out[j] = -m[j] < room; !kept && !out[j] {
@@ -181,18 +216,27 @@ func only(keep, out []bool, j, t int) int {
 }
 
 // fix drops the options that cannot beat the incumbent objective inc by
-// more than tol at prices pr (fill row at k), fixes the jobs left one
-// option and leaves out those left none but staying out. It returns false
+// more than tol at prices pr (fill row at k; options' slices in b), fixes
+// the jobs left one option and leaves out those left none but staying out.
+// It returns false
 // when no solution can beat inc: see options, or a fixed gang overfills its
 // type.
-func (in *Instance) fix(pr prices, k int, inc, tol float64) (reduced, bool) {
+func (in *Instance) fix(pr prices, k int, inc, tol float64, b *fixBufs) (reduced, bool) {
 	t := in.Types
 	r := reduced{fixed: make([]int, in.Jobs())}
-	keep, out, ok := in.options(pr, k, inc, tol)
+	keep, out, ok := in.options(pr, k, inc, tol, b)
 	if !ok {
 		return r, false
 	}
-	sub := &Instance{Types: t, Cap: append([]int(nil), in.Cap...)}
+	free := 0 // the jobs left a choice, counted to size sub's slices
+	for j := range in.Gang {
+		if only(keep, out, j, t) < 0 && slices.Contains(keep[j*t:(j+1)*t], true) {
+			free++
+		}
+	}
+	sub := &Instance{Types: t, Cap: append([]int(nil), in.Cap...), Gang: make([]int, 0, free),
+		Cost: make([]float64, 0, free*t), OK: make([]bool, 0, free*t)}
+	r.jobs = make([]int, 0, free)
 	for j, d := range in.Gang {
 		r.fixed[j] = -1
 		if i := only(keep, out, j, t); i >= 0 {

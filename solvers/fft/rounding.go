@@ -294,6 +294,7 @@ func (r *rounder) search(split []int) {
 	t := in.Types
 	r.try(nil)
 	var moves [][2]int
+	var regs []jobRegret
 	for range maxPasses {
 		cands := append(append([]int(nil), split...), r.leftGangs(split)...)
 		sort.SliceStable(cands, func(a, b int) bool { return in.Gang[cands[a]] > in.Gang[cands[b]] })
@@ -305,16 +306,19 @@ func (r *rounder) search(split []int) {
 				}
 				if !r.sorted[i] {
 					m := r.members[i]
-					reg := make(map[int]float64, len(m))
+					regs = regs[:0]
 					for _, j := range m {
-						reg[j] = r.regret(j, i)
+						regs = append(regs, jobRegret{j, r.regret(j, i)})
 					}
-					sort.SliceStable(m, func(a, b int) bool {
-						if reg[m[a]] != reg[m[b]] {
-							return reg[m[a]] < reg[m[b]]
+					sort.SliceStable(regs, func(a, b int) bool {
+						if regs[a].reg != regs[b].reg {
+							return regs[a].reg < regs[b].reg
 						}
-						return m[a] < m[b]
+						return regs[a].j < regs[b].j
 					})
+					for x, e := range regs {
+						m[x] = e.j
+					}
 					r.sorted[i] = true
 				}
 				moves = append(moves[:0], [2]int{s, i}) // from another type, if it runs
@@ -335,6 +339,12 @@ func (r *rounder) search(split []int) {
 			return
 		}
 	}
+}
+
+// jobRegret is a job with its regret on the type it runs on.
+type jobRegret struct {
+	j   int
+	reg float64
 }
 
 // regret is what job j, running on type i, loses per GPU by moving to the

@@ -45,26 +45,35 @@ func (f *flow) warmedIn(child *Instance, spare *flow) *flow {
 		c = &flow{}
 	}
 	*c = flow{in: child, t: t, nodes: f.nodes, units: append(c.units[:0], f.units...), load: append(c.load[:0], f.load...),
-		ord: f.ord, cand: append(c.cand[:0], f.cand...), off: f.off, segs: c.segs[:0], warm: true}
+		ord: f.ord, cand: append(c.cand[:0], f.cand...), off: f.off, segs: c.segs[:0], warm: true, res: c.res, aug: c.aug}
 	idle := t
 	for j := range child.Gang {
 		if slices.Equal(child.OK[j*t:(j+1)*t], f.in.OK[j*t:(j+1)*t]) {
 			continue
 		}
 		row := c.units[j*c.nodes : (j+1)*c.nodes]
+		was, now := f.in.OK[j*t:(j+1)*t], child.OK[j*t:(j+1)*t]
+		started := false
 		for a := range t {
-			if row[a] > 0 && !child.OK[j*t+a] {
+			if row[a] > 0 && !now[a] {
 				row[idle] += row[a]
 				c.load[a] -= int(row[a])
 				row[a] = 0
 				c.sync(j, a) // its marks out of a cleared
+				started = true
 			}
 		}
 		// Out of the nodes where j has no GPUs its marks are clear, as
-		// they were: only those where it has some change with the flags.
+		// they were: only those where it has some change with the flags,
+		// on the arcs to the types whose flag changed (all of idle's when
+		// it got GPUs back).
 		for a := range c.nodes {
-			if row[a] > 0 {
+			switch {
+			case row[a] == 0:
+			case a == idle && started:
 				c.sync(j, a)
+			default:
+				c.resync(j, a, was, now)
 			}
 		}
 	}
@@ -86,6 +95,20 @@ func (f *flow) warmedIn(child *Instance, spare *flow) *flow {
 	return c
 }
 
+// resync is sync(j, a) where j's marks out of a were up to date for its
+// flags was and only the flags changed, to now: only the marks on the arcs
+// to the types whose flag changed are set again.
+func (f *flow) resync(j, a int, was, now []bool) {
+	t := f.t
+	on := f.units[j*f.nodes+a] > 0
+	pos := f.ord.pos[j*len(f.ord.arcs) : (j+1)*len(f.ord.arcs)]
+	for b := range t {
+		if p := pos[a*t+b]; b != a && was[b] != now[b] && p >= 0 {
+			f.mark(a*t+b, p, on && now[b])
+		}
+	}
+}
+
 // dearest is the job on type a with the largest c[j][a]/d_j (the last
 // marked job of a's order), false when a runs none.
 func (f *flow) dearest(a int) (int, bool) {
@@ -102,34 +125,57 @@ func (f *flow) dearest(a int) (int, bool) {
 
 // residual is the residual graph of cancel over n = types + 2 nodes
 // ("not running" = types, the sink = types + 1): cost[a*n+b] of the
-// cheapest arc a→b (+Inf where none) and the job it moves.
+// cheapest arc a→b (+Inf where none) and the job it moves, and per node a
+// the heads of its finite arcs in increasing order, adj[a*n:a*n+deg[a]],
+// with their costs in adjCost. It also holds the buffers of the search for
+// a cycle, kept with a flow reused for another node (warmedIn).
 type residual struct {
-	n    int
-	cost []float64
-	job  []int32
-	fin  []finite // the finite arcs, in increasing a*n+b (arcs)
+	n       int
+	cost    []float64
+	job     []int32
+	adj     []int32
+	adjCost []float64
+	deg     []int
+	dist    []float64
+	pred    []int
+	onCycle []bool
+	dirty   []bool
+	touched []int // the nodes the last push moved jobs at
 }
 
-// finite is an arc a→b of a residual graph, at k = a*n+b.
-type finite struct{ k, a, b int32 }
+// newResidual is an empty residual graph over n nodes.
+func newResidual(n int) *residual {
+	return &residual{n: n, cost: make([]float64, n*n), job: make([]int32, n*n), adj: make([]int32, n*n),
+		adjCost: make([]float64, n*n), deg: make([]int, n), dist: make([]float64, n), pred: make([]int, n),
+		onCycle: make([]bool, n), dirty: make([]bool, n)}
+}
 
 // cancel cancels negative cycles of the residual graph (see above) until
 // none is left; false after maxCancels, or when no cycle can be traced.
+// A push changes only the arcs out of the nodes it moves jobs at and the
+// sink's arcs into them, so only those are built again.
 func (f *flow) cancel() bool {
 	n := f.t + 2
-	g := residual{n: n, cost: make([]float64, n*n), job: make([]int32, n*n)}
-	dist, pred := make([]float64, n), make([]int, n)
-	onCycle, dirty := make([]bool, n), make([]bool, n)
-	for range maxCancels {
-		f.arcs(&g)
-		last, ok := g.negativeCycle(dist, pred, dirty)
+	if f.res == nil || f.res.n != n {
+		f.res = newResidual(n)
+	}
+	g := f.res
+	f.arcs(g)
+	for i := range maxCancels {
+		if i > 0 {
+			for _, a := range g.touched {
+				f.arcsOut(g, a)
+			}
+			f.sinkArcs(g)
+		}
+		last, ok := g.negativeCycle()
 		if !ok {
 			return false
 		}
 		if last < 0 {
 			return true
 		}
-		if !f.push(&g, pred, last, onCycle) {
+		if !f.push(g, last) {
 			return true // rounding noise
 		}
 	}
@@ -138,65 +184,96 @@ func (f *flow) cancel() bool {
 
 // arcs fills g with f's residual arcs (see above).
 func (f *flow) arcs(g *residual) {
+	for a := range f.t + 1 {
+		f.arcsOut(g, a)
+	}
+	f.sinkArcs(g)
+}
+
+// arcsOut fills the arcs of g out of node a, a type or the idle node.
+func (f *flow) arcsOut(g *residual, a int) {
 	t, idle, n := f.t, f.t, g.n
 	sink := t + 1
-	for k := range g.cost {
-		g.cost[k] = math.Inf(1)
+	row := g.cost[a*n : (a+1)*n]
+	for b := range row {
+		row[b] = math.Inf(1)
 	}
-	for a := range t + 1 {
-		for b := range t {
-			if a == b {
-				continue
-			}
-			if e, ok := f.top(a, b); ok {
-				g.cost[a*n+b], g.job[a*n+b] = e.key, e.j
-			}
+	for b := range t {
+		if a == b {
+			continue
+		}
+		if e, ok := f.top(a, b); ok {
+			row[b], g.job[a*n+b] = e.key, e.j
 		}
 	}
-	for a := range t {
+	if a < t {
 		if j, ok := f.dearest(a); ok {
-			g.cost[a*n+idle], g.job[a*n+idle] = -f.perGPU(j, a), int32(j)
-			g.cost[sink*n+a] = 0
+			row[idle], g.job[a*n+idle] = -f.perGPU(j, a), int32(j)
 		}
 		if f.load[a] < f.in.Cap[a] {
-			g.cost[a*n+sink] = 0
+			row[sink] = 0
 		}
 	}
-	g.fin = g.fin[:0]
-	for k, v := range g.cost {
+	g.list(a)
+}
+
+// sinkArcs fills the arcs of g out of the sink: to every type running a job.
+func (f *flow) sinkArcs(g *residual) {
+	t, n := f.t, g.n
+	sink := t + 1
+	row := g.cost[sink*n : (sink+1)*n]
+	for b := range row {
+		row[b] = math.Inf(1)
+	}
+	for a := range t {
+		if _, ok := f.dearest(a); ok {
+			row[a] = 0
+		}
+	}
+	g.list(sink)
+}
+
+// list lists the finite arcs out of a in adj and adjCost.
+func (g *residual) list(a int) {
+	n := g.n
+	d := 0
+	for b, v := range g.cost[a*n : (a+1)*n] {
 		if !math.IsInf(v, 1) {
-			g.fin = append(g.fin, finite{int32(k), int32(k / n), int32(k % n)})
+			g.adj[a*n+d], g.adjCost[a*n+d] = int32(b), v
+			d++
 		}
 	}
+	g.deg[a] = d
 }
 
 // negativeCycle is Bellman–Ford from every node at once: a change in the
 // n-th pass means a negative cycle, and walking back n steps from the
 // node changed lands on it. It returns that node, −1 when there is no
 // negative cycle, and false when the walk back breaks off (rounding noise).
-func (g *residual) negativeCycle(dist []float64, pred []int, dirty []bool) (int, bool) {
+// g.pred holds the predecessors.
+func (g *residual) negativeCycle() (int, bool) {
 	n := g.n
+	dist, pred, dirty := g.dist, g.pred, g.dirty
 	for a := range dist {
 		dist[a], pred[a], dirty[a] = 0, -1, true
 	}
 	last := -1
 	for range n {
 		last = -1
-		for x := 0; x < len(g.fin); {
-			a := int(g.fin[x].a)
+		for a := range n {
 			if !dirty[a] {
 				// dist[a] is as when its arcs were last relaxed: none
 				// can lower a distance (they only fall).
-				for x++; x < len(g.fin) && int(g.fin[x].a) == a; x++ {
-				}
 				continue
 			}
 			dirty[a] = false
-			for ; x < len(g.fin) && int(g.fin[x].a) == a; x++ {
-				e := g.fin[x]
-				b := int(e.b)
-				if nd := dist[a] + g.cost[e.k]; nd < dist[b]-relaxTol*(1+math.Abs(nd)) {
-					dist[b], pred[b], last, dirty[b] = nd, a, b, true
+			da := dist[a] // no arc a→a
+			heads := g.adj[a*n : a*n+g.deg[a]]
+			costs := g.adjCost[a*n : a*n+len(heads)]
+			for x, b := range heads {
+				// nd ≥ dist[b] fails the test whatever the tolerance.
+				if nd, db := da+costs[x], dist[b]; nd < db && nd < db-relaxTol*(1+math.Abs(nd)) {
+					dist[b], pred[b], last, dirty[b] = nd, a, int(b), true
 				}
 			}
 		}
@@ -213,11 +290,13 @@ func (g *residual) negativeCycle(dist []float64, pred []int, dirty []bool) (int,
 }
 
 // push sends as many units as it can round the cycle through last (walked
-// backwards by pred); false when the cycle is not negative beyond rounding
-// noise or carries nothing.
-func (f *flow) push(g *residual, pred []int, last int, onCycle []bool) bool {
+// backwards by g.pred), listing its nodes but the sink in g.touched; false
+// when the cycle is not negative beyond rounding noise or carries nothing.
+func (f *flow) push(g *residual, last int) bool {
 	t, n, sink := f.t, g.n, f.t+1
+	pred, onCycle := g.pred, g.onCycle
 	clear(onCycle)
+	g.touched = g.touched[:0]
 	total, delta := 0.0, math.MaxInt
 	for b := last; !onCycle[b]; b = pred[b] {
 		onCycle[b] = true
@@ -238,6 +317,9 @@ func (f *flow) push(g *residual, pred []int, last int, onCycle []bool) bool {
 	for b := last; onCycle[b]; b = pred[b] {
 		onCycle[b] = false
 		a := pred[b]
+		if b != sink {
+			g.touched = append(g.touched, b)
+		}
 		if a == sink || b == sink {
 			continue
 		}
