@@ -663,12 +663,12 @@ func (k *ipmKKT) refinedSolve(q *ipmProblem, rhs, x []float64) float64 {
 	prev := math.Inf(1)
 	for round := 0; ; round++ {
 		hx := q.normalInto(k.hx, x, k.d2)
-		r := k.r
-		e := 0.0
+		r := k.r[:len(hx)]
+		rhs := rhs[:len(hx)]
 		for j := range r {
 			r[j] = rhs[j] - hx[j]
-			e = max(e, math.Abs(r[j]))
 		}
+		e := normInf(r)
 		if e > prev { // the last round made it worse: undo it
 			for j := range x {
 				x[j] -= d[j]
@@ -700,11 +700,20 @@ const (
 	ipmRefineGain = 6
 )
 
-// normInf is the largest absolute entry of v.
+// normInf is the largest absolute entry of v (0 for none), NaN when an
+// entry is NaN: the fold max(m, |v_i|) from 0, by comparisons, which the
+// fold's dependence on the builtin max made several times slower.
 func normInf(v []float64) float64 {
-	m := 0.0
+	m, nan := 0.0, false
 	for _, x := range v {
-		m = max(m, math.Abs(x))
+		if a := math.Abs(x); a > m {
+			m = a
+		} else if a != a {
+			nan = true
+		}
+	}
+	if nan {
+		return math.NaN()
 	}
 	return m
 }
@@ -855,16 +864,26 @@ func (k *ipmKKT) step(q *ipmProblem, st *ipmState, rx, rz []float64, rt, mu floa
 // stepLength is the largest step α ≤ 0.999 (and ≥ 1e-6) keeping λ + α·ds,
 // λ + α·dz, τ + α·dτ and κ + α·dκ non-negative, in the scaled variables.
 func stepLength(lam, ds, dz []float64, tau, dtau, kap, dkap float64) float64 {
-	rhoMin, sigMin := math.Inf(1), math.Inf(1)
-	for i := range lam {
-		rhoMin = min(rhoMin, ds[i]/lam[i])
-		sigMin = min(sigMin, dz[i]/lam[i])
+	// low is the least of the ds_i/λ_i and dz_i/λ_i; a NaN among them
+	// leaves it unused, as the builtin min's NaN would (NaN < 0 is false).
+	low, nan := math.Inf(1), false
+	ds, dz = ds[:len(lam)], dz[:len(lam)]
+	for i, l := range lam {
+		if a := ds[i] / l; a < low {
+			low = a
+		} else if a != a {
+			nan = true
+		}
+		if b := dz[i] / l; b < low {
+			low = b
+		} else if b != b {
+			nan = true
+		}
 	}
 	alpha := 10.0
 	if len(lam) > 0 {
-		low := min(rhoMin, sigMin)
 		alpha = 1 / ipmTiny
-		if low < 0 {
+		if low < 0 && !nan {
 			alpha = 1 / -low
 		}
 	}

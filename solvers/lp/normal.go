@@ -445,10 +445,14 @@ func (f *arrowFactor) factorBlocks(q *ipmProblem, d2 []float64) error {
 		// is at most k^1.5·(d + r)/r ≤ 24^1.5·(1e13 + 1) ≈ 1.2e15 for
 		// blocks of up to maxBlock variables.
 		inv := f.inv[f.uStart[b]:f.uStart[b+1]]
-		clear(inv)
-		for i := 0; i < k; i++ {
-			inv[i*k+i] = 1
-			solveUnitStrided(u, k, inv[i:], k, i)
+		if k == 3 {
+			inverse3(u, inv)
+		} else {
+			clear(inv)
+			for i := 0; i < k; i++ {
+				inv[i*k+i] = 1
+				solveUnitStrided(u, k, inv[i:], k, i)
+			}
 		}
 		be := f.binvE[f.start[b]*nb : f.start[b+1]*nb]
 		if err := f.couplings(q, d2, b, k, m, be); err != nil {
@@ -556,6 +560,14 @@ func (f *arrowFactor) couplings(q *ipmProblem, d2 []float64, b, k int, m, be []f
 // (row-major) in place into U, UᵀU = a; false when a is not positive
 // definite.
 func cholFlat(a []float64, k int) bool {
+	if k == 3 {
+		return chol3(a)
+	}
+	return cholLoop(a, k)
+}
+
+// cholLoop is cholFlat for any k.
+func cholLoop(a []float64, k int) bool {
 	for j := 0; j < k; j++ {
 		s := a[j*k+j]
 		for r := 0; r < j; r++ {
@@ -578,9 +590,88 @@ func cholFlat(a []float64, k int) bool {
 	return true
 }
 
+// chol3 is cholFlat for k = 3, written out: the same operations in the
+// same order.
+func chol3(a []float64) bool {
+	a = a[:9]
+	s := a[0]
+	if !(s > 0) {
+		return false
+	}
+	d := math.Sqrt(s)
+	a[0] = d
+	inv := 1 / d
+	a[1] *= inv
+	a[2] *= inv
+	s = a[4]
+	s -= a[1] * a[1]
+	if !(s > 0) {
+		return false
+	}
+	d = math.Sqrt(s)
+	a[4] = d
+	inv = 1 / d
+	s = a[5]
+	s -= a[1] * a[2]
+	a[5] = s * inv
+	s = a[8]
+	s -= a[2] * a[2]
+	s -= a[5] * a[5]
+	if !(s > 0) {
+		return false
+	}
+	a[8] = math.Sqrt(s)
+	return true
+}
+
+// inverse3 writes (UᵀU)⁻¹ of the 3×3 upper factor u into inv (row-major):
+// solveUnitStrided for each column, written out (the same operations in
+// the same order; inv's entries start at +0 and 1 on the diagonal there).
+func inverse3(u, inv []float64) {
+	u, inv = u[:9], inv[:9]
+	back := func(x0, x1, x2 float64) (float64, float64, float64) { // U·z = y
+		x2 = x2 / u[8]
+		s := x1
+		s -= u[5] * x2
+		x1 = s / u[4]
+		s = x0
+		s -= u[1] * x1
+		s -= u[2] * x2
+		x0 = s / u[0]
+		return x0, x1, x2
+	}
+	// Column 0: Uᵀy = e_0.
+	x0 := 1 / u[0]
+	s := 0.0
+	s -= u[1] * x0
+	x1 := s / u[4]
+	s = 0.0
+	s -= u[2] * x0
+	s -= u[5] * x1
+	x2 := s / u[8]
+	inv[0], inv[3], inv[6] = back(x0, x1, x2)
+	// Column 1: Uᵀy = e_1.
+	x1 = 1 / u[4]
+	s = 0.0
+	s -= u[5] * x1
+	x2 = s / u[8]
+	inv[1], inv[4], inv[7] = back(0, x1, x2)
+	// Column 2: Uᵀy = e_2.
+	inv[2], inv[5], inv[8] = back(0, 0, 1/u[8])
+}
+
 // solveFlatStrided overwrites x (entries 0, inc, 2·inc, …) with
 // (UᵀU)⁻¹·x for the k×k upper factor u.
 func solveFlatStrided(u []float64, k int, x []float64, inc int) {
+	if k == 3 && inc > 0 {
+		solve3Strided(u, x, inc)
+		return
+	}
+	solveLoopStrided(u, k, x, inc)
+}
+
+// solveLoopStrided is solveFlatStrided for any k.
+func solveLoopStrided(u []float64, k int, x []float64, inc int) {
 	for i := 0; i < k; i++ { // Uᵀy = x
 		s := x[i*inc]
 		for r := 0; r < i; r++ {
@@ -595,6 +686,30 @@ func solveFlatStrided(u []float64, k int, x []float64, inc int) {
 		}
 		x[i*inc] = s / u[i*k+i]
 	}
+}
+
+// solve3Strided is solveFlatStrided for k = 3, written out: the same
+// operations in the same order.
+func solve3Strided(u, x []float64, inc int) {
+	u, x = u[:9], x[:2*inc+1]
+	x0, x1, x2 := x[0], x[inc], x[2*inc]
+	x0 = x0 / u[0] // Uᵀy = x
+	s := x1
+	s -= u[1] * x0
+	x1 = s / u[4]
+	s = x2
+	s -= u[2] * x0
+	s -= u[5] * x1
+	x2 = s / u[8]
+	x2 = x2 / u[8] // U·z = y
+	s = x1
+	s -= u[5] * x2
+	x1 = s / u[4]
+	s = x0
+	s -= u[1] * x1
+	s -= u[2] * x2
+	x0 = s / u[0]
+	x[0], x[inc], x[2*inc] = x0, x1, x2
 }
 
 // solveUnitStrided is solveFlatStrided for x = e_i: the forward
@@ -740,6 +855,10 @@ func (f *arrowFactor) arrowSolve1(out, rhs []float64) bool {
 		r := f.binvR[s0 : s0+k]
 		inv := f.inv[f.uStart[b] : f.uStart[b]+k*k]
 		be := f.binvE[s0 : s0+k]
+		if k == 3 { // a class on three GPU types: the loops written out
+			rg[0] = block3Solve(r, inv, be, vars, rhs, rg[0])
+			continue
+		}
 		for i := range r {
 			s := 0.0
 			row := inv[i*k : i*k+k]
@@ -763,11 +882,45 @@ func (f *arrowFactor) arrowSolve1(out, rhs []float64) bool {
 		s0 := f.start[b]
 		r := f.binvR[s0 : s0+len(vars)]
 		be := f.binvE[s0 : s0+len(vars)]
+		if len(vars) == 3 {
+			r, be := r[:3], be[:3]
+			out[vars[0]] = r[0] - be[0]*t
+			out[vars[1]] = r[1] - be[1]*t
+			out[vars[2]] = r[2] - be[2]*t
+			continue
+		}
 		for i, j := range vars {
 			out[j] = r[i] - be[i]*t
 		}
 	}
 	return true
+}
+
+// block3Solve is arrowSolve1's first loop for a block of three variables,
+// written out (the same operations in the same order): r = B⁻¹·rhs_b, and g
+// less (B⁻¹E)ᵀ·rhs_b, returned.
+func block3Solve(r, inv, be []float64, vars []int, rhs []float64, g float64) float64 {
+	r, inv, be, vars = r[:3], inv[:9], be[:3], vars[:3]
+	x0, x1, x2 := rhs[vars[0]], rhs[vars[1]], rhs[vars[2]]
+	s := 0.0
+	s += inv[0] * x0
+	s += inv[1] * x1
+	s += inv[2] * x2
+	r[0] = s
+	s = 0.0
+	s += inv[3] * x0
+	s += inv[4] * x1
+	s += inv[5] * x2
+	r[1] = s
+	s = 0.0
+	s += inv[6] * x0
+	s += inv[7] * x1
+	s += inv[8] * x2
+	r[2] = s
+	g -= be[0] * x0
+	g -= be[1] * x1
+	g -= be[2] * x2
+	return g
 }
 
 func (f *arrowFactor) solve(rhs []float64) ([]float64, bool) {
@@ -786,9 +939,9 @@ func (f *arrowFactor) solve(rhs []float64) ([]float64, bool) {
 		return nil, false
 	}
 	for k := range f.hinvU {
-		ck := uy[k]
+		ck, h := uy[k], f.hinvU[k][:len(y)]
 		for j := range y {
-			y[j] -= f.hinvU[k][j] * ck
+			y[j] -= h[j] * ck
 		}
 	}
 	return y, true

@@ -1,0 +1,110 @@
+package lp
+
+import (
+	"math"
+	"math/rand/v2"
+	"slices"
+	"testing"
+)
+
+// The written-out 3×3 paths (a Gavel class on three GPU types makes every
+// block of its LPs 3×3) are the loops' operations in the loops' order: on
+// random positive definite blocks, some nearly singular and some with zero
+// couplings (±0 entries), the factor, the inverse, the strided solve and
+// the block's part of arrowSolve1 equal the loops' to the last bit, and
+// chol3 refuses what cholLoop refuses.
+func TestBlock3MatchesLoopsBitwise(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewPCG(50, 3))
+	refused := 0
+	for trial := range 2000 {
+		// A = GᵀG + ridge over a random 3-column G; every fifth has a zero
+		// column pair (no coupling), every seventh is nearly singular, every
+		// eleventh indefinite.
+		var g [4][3]float64
+		for i := range g {
+			for j := range g[i] {
+				g[i][j] = rng.NormFloat64() * math.Pow(10, float64(rng.IntN(7)-3))
+			}
+		}
+		a := make([]float64, 9)
+		for i := range 3 {
+			for j := i; j < 3; j++ {
+				for r := range g {
+					a[i*3+j] += g[r][i] * g[r][j]
+				}
+			}
+		}
+		switch {
+		case trial%5 == 0:
+			a[1], a[2] = 0, math.Copysign(0, -1)
+		case trial%7 == 0:
+			a[8] = a[2]*a[2]/a[0] + 1e-14*a[8]
+		case trial%11 == 0:
+			a[4] = -a[4]
+		}
+		want, got := slices.Clone(a), slices.Clone(a)
+		okWant, okGot := cholLoop(want, 3), chol3(got)
+		if okWant != okGot {
+			t.Fatalf("trial %d: chol3 says %v, cholLoop %v", trial, okGot, okWant)
+		}
+		if !okWant {
+			refused++
+			continue
+		}
+		sameBits(t, trial, "factor", got, want)
+
+		inv := make([]float64, 9)
+		for i := range 3 {
+			inv[i*3+i] = 1
+			solveUnitStrided(want, 3, inv[i:], 3, i)
+		}
+		inv3 := make([]float64, 9)
+		inverse3(got, inv3)
+		sameBits(t, trial, "inverse", inv3, inv)
+
+		inc := 1 + trial%3
+		x := make([]float64, 3*inc)
+		for i := range x {
+			x[i] = rng.NormFloat64()
+		}
+		xl, x3 := slices.Clone(x), slices.Clone(x)
+		solveLoopStrided(want, 3, xl, inc)
+		solve3Strided(got, x3, inc)
+		sameBits(t, trial, "solve", x3, xl)
+
+		// arrowSolve1's loop over a block, against block3Solve.
+		vars := []int{2, 0, 4}
+		rhs := []float64{rng.NormFloat64(), 0, rng.NormFloat64(), 9, math.Copysign(0, -1)}
+		be := []float64{rng.NormFloat64(), rng.NormFloat64(), rng.NormFloat64()}
+		r := make([]float64, 3)
+		gl := rng.NormFloat64()
+		g0 := gl
+		for i := range r {
+			s := 0.0
+			for c, j := range vars {
+				s += inv[i*3+c] * rhs[j]
+			}
+			r[i] = s
+		}
+		for c, j := range vars {
+			gl -= be[c] * rhs[j]
+		}
+		r3 := make([]float64, 3)
+		g3 := block3Solve(r3, inv, be, vars, rhs, g0)
+		sameBits(t, trial, "block solve", append(r3, g3), append(r, gl))
+	}
+	if refused == 0 || refused == 2000 {
+		t.Errorf("%d of 2000 blocks refused: both verdicts must occur", refused)
+	}
+}
+
+func sameBits(t *testing.T, trial int, what string, got, want []float64) {
+	t.Helper()
+	for i := range want {
+		if math.Float64bits(got[i]) != math.Float64bits(want[i]) {
+			t.Fatalf("trial %d, %s entry %d: %v (bits %x), loops give %v (bits %x)",
+				trial, what, i, got[i], math.Float64bits(got[i]), want[i], math.Float64bits(want[i]))
+		}
+	}
+}
