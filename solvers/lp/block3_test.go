@@ -108,3 +108,42 @@ func sameBits(t *testing.T, trial int, what string, got, want []float64) {
 		}
 	}
 }
+
+// rowDot and rowAdd, written out for rows of three and four terms, are the
+// loops over a row's terms bit for bit, on rows of 0-6 terms with repeated
+// variables, signed zeros and magnitudes far apart.
+func TestRowProductsMatchLoopsBitwise(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewPCG(50, 4))
+	val := func() float64 {
+		switch rng.IntN(8) {
+		case 0:
+			return 0
+		case 1:
+			return math.Copysign(0, -1)
+		}
+		return rng.NormFloat64() * math.Pow(10, float64(rng.IntN(17)-8))
+	}
+	for trial := range 3000 {
+		x := make([]float64, 5)
+		for i := range x {
+			x[i] = val()
+		}
+		r := make([]Term, trial%7)
+		for i := range r {
+			r[i] = Term{Var: rng.IntN(len(x)), Coef: val()}
+		}
+		want := 0.0
+		for _, t := range r {
+			want += t.Coef * x[t.Var]
+		}
+		sameBits(t, trial, "rowDot", []float64{rowDot(r, x)}, []float64{want})
+		f := val()
+		outWant, outGot := slices.Clone(x), slices.Clone(x)
+		for _, t := range r {
+			outWant[t.Var] += t.Coef * f
+		}
+		rowAdd(outGot, r, f)
+		sameBits(t, trial, "rowAdd", outGot, outWant)
+	}
+}
