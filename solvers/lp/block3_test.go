@@ -147,3 +147,55 @@ func TestRowProductsMatchLoopsBitwise(t *testing.T) {
 		sameBits(t, trial, "rowAdd", outGot, outWant)
 	}
 }
+
+// arrowSolve1of3, which walks blocks of three by stride, is arrowSolve1's
+// walk by the blocks' starts bit for bit, on the structured factors of
+// random max-min LPs (a block of three per job, the level t on the border)
+// under random scalings and right-hand sides.
+func TestArrowSolveOf3MatchesWalkBitwise(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewPCG(50, 5))
+	for trial := range 6 {
+		k := 20 + 15*trial
+		tput, gang, _ := randomMaxMin(rng, k)
+		ones := make([]float64, k)
+		for i := range ones {
+			ones[i] = 1
+		}
+		p, _ := maxMin(tput, gang, []float64{float64(k) / 4, float64(k) / 4, float64(k) / 3}, ones)
+		q, err := newIPMProblem(p, Copies{}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		l := newArrowLayout(q)
+		if l == nil || len(l.border) != 1 {
+			t.Fatalf("trial %d: layout %+v, want one border variable", trial, l)
+		}
+		d2 := make([]float64, len(q.rows))
+		for i := range d2 {
+			d2[i] = math.Pow(10, 8*rng.Float64()-4)
+		}
+		f, err := factorArrow(q, l, d2, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !f.of3 {
+			t.Fatalf("trial %d: blocks %v: want every block of three", trial, l.blocks)
+		}
+		for range 20 {
+			rhs := make([]float64, f.n)
+			for j := range rhs {
+				rhs[j] = rng.NormFloat64() * math.Pow(10, float64(rng.IntN(9)-4))
+			}
+			got, want := make([]float64, f.n), make([]float64, f.n)
+			okGot := f.arrowSolve1of3(got, rhs)
+			f.of3 = false
+			okWant := f.arrowSolve1(want, rhs)
+			f.of3 = true
+			if okGot != okWant {
+				t.Fatalf("trial %d: verdicts %v and %v", trial, okGot, okWant)
+			}
+			sameBits(t, trial, "arrowSolve1", got, want)
+		}
+	}
+}

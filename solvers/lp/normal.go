@@ -55,6 +55,7 @@ type arrowLayout struct {
 	border []int   // border variables
 	wide   []int   // wide rows
 	local  []int   // local rows
+	vars   []int   // the blocks' variables, block after block (blocks[b] are its slices)
 }
 
 // newArrowLayout finds the layout of q, or nil when q is not built
@@ -138,6 +139,7 @@ func newArrowLayout(q *ipmProblem) *arrowLayout {
 		}
 	}
 	vars := take(&bf.blockVars, n-len(l.border))
+	l.vars = vars
 	at := 0
 	for _, k := range sizes {
 		l.blocks = append(l.blocks, vars[at:at+k:at+k])
@@ -221,6 +223,7 @@ type arrowFactor struct {
 	binvE  []float64 // B_b⁻¹·E_b, row-major len(block)×nb, at start[b]·nb
 	border []float64 // F less the coupling rows, then the Schur complement F − EᵀB⁻¹E (nb×nb, upper triangle)
 	schur  chol
+	of3    bool // every block has three variables (a Gavel class on three GPU types)
 	// pairs are the local rows' contributions to N: row, target entry (in
 	// u or border, offset by the sections' starts: see accumulate) and
 	// the product of the two coefficients.
@@ -303,9 +306,11 @@ func newArrowFactor(q *ipmProblem, l *arrowLayout, old *arrowFactor) *arrowFacto
 	f.l, f.n, f.nb = l, len(q.c), nb
 	f.start, f.uStart = growInts(f.start, len(l.blocks)+1), growInts(f.uStart, len(l.blocks)+1)
 	f.start[0], f.uStart[0] = 0, 0
+	f.of3 = true
 	for b, vars := range l.blocks {
 		f.start[b+1] = f.start[b] + len(vars)
 		f.uStart[b+1] = f.uStart[b] + len(vars)*len(vars)
+		f.of3 = f.of3 && len(vars) == 3
 	}
 	nu, ne := f.uStart[len(l.blocks)], f.start[len(l.blocks)]*nb
 	f.u, f.m, f.inv = grow(f.u, nu), grow(f.m, nu), grow(f.inv, nu)
@@ -847,6 +852,9 @@ func (f *arrowFactor) arrowSolve(out, rhs []float64) bool {
 // LPs' level t), the same operations in the same order without the loops
 // over the border.
 func (f *arrowFactor) arrowSolve1(out, rhs []float64) bool {
+	if f.of3 {
+		return f.arrowSolve1of3(out, rhs)
+	}
 	l := f.l
 	rg := f.rg[:1]
 	rg[0] = rhs[l.border[0]]
@@ -892,6 +900,31 @@ func (f *arrowFactor) arrowSolve1(out, rhs []float64) bool {
 		for i, j := range vars {
 			out[j] = r[i] - be[i]*t
 		}
+	}
+	return true
+}
+
+// arrowSolve1of3 is arrowSolve1 where every block has three variables:
+// block b's entries are 3b… of the blocks' vectors and 9b… of their
+// matrices, so the blocks are walked without their starts (the same
+// operations in the same order).
+func (f *arrowFactor) arrowSolve1of3(out, rhs []float64) bool {
+	l := f.l
+	nv := len(l.vars)
+	vs, r, be, inv := l.vars, f.binvR[:nv], f.binvE[:nv], f.inv[:3*nv]
+	g := rhs[l.border[0]]
+	for b := 0; b+3 <= nv; b += 3 {
+		g = block3Solve(r[b:b+3], inv[3*b:3*b+9], be[b:b+3], vs[b:b+3], rhs, g)
+	}
+	rg := f.rg[:1]
+	rg[0] = g
+	if !f.schur.solveInPlace(rg) {
+		return false
+	}
+	t := rg[0]
+	out[l.border[0]] = t
+	for i, j := range vs {
+		out[j] = r[i] - be[i]*t
 	}
 	return true
 }
