@@ -863,10 +863,6 @@ func (f *arrowFactor) arrowSolve1(out, rhs []float64) bool {
 		r := f.binvR[s0 : s0+k]
 		inv := f.inv[f.uStart[b] : f.uStart[b]+k*k]
 		be := f.binvE[s0 : s0+k]
-		if k == 3 { // a class on three GPU types: the loops written out
-			rg[0] = block3Solve(r, inv, be, vars, rhs, rg[0])
-			continue
-		}
 		for i := range r {
 			s := 0.0
 			row := inv[i*k : i*k+k]
@@ -890,13 +886,6 @@ func (f *arrowFactor) arrowSolve1(out, rhs []float64) bool {
 		s0 := f.start[b]
 		r := f.binvR[s0 : s0+len(vars)]
 		be := f.binvE[s0 : s0+len(vars)]
-		if len(vars) == 3 {
-			r, be := r[:3], be[:3]
-			out[vars[0]] = r[0] - be[0]*t
-			out[vars[1]] = r[1] - be[1]*t
-			out[vars[2]] = r[2] - be[2]*t
-			continue
-		}
 		for i, j := range vars {
 			out[j] = r[i] - be[i]*t
 		}
@@ -913,8 +902,27 @@ func (f *arrowFactor) arrowSolve1of3(out, rhs []float64) bool {
 	nv := len(l.vars)
 	vs, r, be, inv := l.vars, f.binvR[:nv], f.binvE[:nv], f.inv[:3*nv]
 	g := rhs[l.border[0]]
-	for b := 0; b+3 <= nv; b += 3 {
-		g = block3Solve(r[b:b+3], inv[3*b:3*b+9], be[b:b+3], vs[b:b+3], rhs, g)
+	for b := 0; b+3 <= nv; b += 3 { // the loops over a block written out
+		r, inv, be := r[b:b+3], inv[3*b:3*b+9], be[b:b+3]
+		x0, x1, x2 := rhs[vs[b]], rhs[vs[b+1]], rhs[vs[b+2]]
+		s := 0.0
+		s += inv[0] * x0
+		s += inv[1] * x1
+		s += inv[2] * x2
+		r[0] = s
+		s = 0.0
+		s += inv[3] * x0
+		s += inv[4] * x1
+		s += inv[5] * x2
+		r[1] = s
+		s = 0.0
+		s += inv[6] * x0
+		s += inv[7] * x1
+		s += inv[8] * x2
+		r[2] = s
+		g -= be[0] * x0
+		g -= be[1] * x1
+		g -= be[2] * x2
 	}
 	rg := f.rg[:1]
 	rg[0] = g
@@ -927,33 +935,6 @@ func (f *arrowFactor) arrowSolve1of3(out, rhs []float64) bool {
 		out[j] = r[i] - be[i]*t
 	}
 	return true
-}
-
-// block3Solve is arrowSolve1's first loop for a block of three variables,
-// written out (the same operations in the same order): r = B⁻¹·rhs_b, and g
-// less (B⁻¹E)ᵀ·rhs_b, returned.
-func block3Solve(r, inv, be []float64, vars []int, rhs []float64, g float64) float64 {
-	r, inv, be, vars = r[:3], inv[:9], be[:3], vars[:3]
-	x0, x1, x2 := rhs[vars[0]], rhs[vars[1]], rhs[vars[2]]
-	s := 0.0
-	s += inv[0] * x0
-	s += inv[1] * x1
-	s += inv[2] * x2
-	r[0] = s
-	s = 0.0
-	s += inv[3] * x0
-	s += inv[4] * x1
-	s += inv[5] * x2
-	r[1] = s
-	s = 0.0
-	s += inv[6] * x0
-	s += inv[7] * x1
-	s += inv[8] * x2
-	r[2] = s
-	g -= be[0] * x0
-	g -= be[1] * x1
-	g -= be[2] * x2
-	return g
 }
 
 func (f *arrowFactor) solve(rhs []float64) ([]float64, bool) {
