@@ -634,17 +634,6 @@ func chol3(a []float64) bool {
 // the same order; inv's entries start at +0 and 1 on the diagonal there).
 func inverse3(u, inv []float64) {
 	u, inv = u[:9], inv[:9]
-	back := func(x0, x1, x2 float64) (float64, float64, float64) { // U·z = y
-		x2 = x2 / u[8]
-		s := x1
-		s -= u[5] * x2
-		x1 = s / u[4]
-		s = x0
-		s -= u[1] * x1
-		s -= u[2] * x2
-		x0 = s / u[0]
-		return x0, x1, x2
-	}
 	// Column 0: Uᵀy = e_0.
 	x0 := 1 / u[0]
 	s := 0.0
@@ -654,15 +643,15 @@ func inverse3(u, inv []float64) {
 	s -= u[2] * x0
 	s -= u[5] * x1
 	x2 := s / u[8]
-	inv[0], inv[3], inv[6] = back(x0, x1, x2)
+	inv[0], inv[3], inv[6] = back3(u, x0, x1, x2)
 	// Column 1: Uᵀy = e_1.
 	x1 = 1 / u[4]
 	s = 0.0
 	s -= u[5] * x1
 	x2 = s / u[8]
-	inv[1], inv[4], inv[7] = back(0, x1, x2)
+	inv[1], inv[4], inv[7] = back3(u, 0, x1, x2)
 	// Column 2: Uᵀy = e_2.
-	inv[2], inv[5], inv[8] = back(0, 0, 1/u[8])
+	inv[2], inv[5], inv[8] = back3(u, 0, 0, 1/u[8])
 }
 
 // solveFlatStrided overwrites x (entries 0, inc, 2·inc, …) with
@@ -706,15 +695,21 @@ func solve3Strided(u, x []float64, inc int) {
 	s -= u[2] * x0
 	s -= u[5] * x1
 	x2 = s / u[8]
-	x2 = x2 / u[8] // U·z = y
-	s = x1
-	s -= u[5] * x2
-	x1 = s / u[4]
-	s = x0
-	s -= u[1] * x1
-	s -= u[2] * x2
-	x0 = s / u[0]
-	x[0], x[inc], x[2*inc] = x0, x1, x2
+	x[0], x[inc], x[2*inc] = back3(u, x0, x1, x2)
+}
+
+// back3 is the back substitution U·z = y of the 3×3 upper factor u
+// (row-major), written out: solveFlatStrided's operations in its order.
+func back3(u []float64, y0, y1, y2 float64) (float64, float64, float64) {
+	u = u[:9]
+	z2 := y2 / u[8]
+	s := y1
+	s -= u[5] * z2
+	z1 := s / u[4]
+	s = y0
+	s -= u[1] * z1
+	s -= u[2] * z2
+	return s / u[0], z1, z2
 }
 
 // solveUnitStrided is solveFlatStrided for x = e_i: the forward
