@@ -1,10 +1,11 @@
 package models
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"slices"
-	"sort"
+	"strings"
 )
 
 // Placement says whether a gang sits on one server or is spread over several.
@@ -63,6 +64,12 @@ func NewMatrix() *Matrix {
 	return &Matrix{iso: map[Key]Figure{}, pair: map[PairKey][2]float64{}}
 }
 
+// NewMatrixSize returns an empty matrix with room for iso isolated and
+// pairs co-location figures.
+func NewMatrixSize(iso, pairs int) *Matrix {
+	return &Matrix{iso: make(map[Key]Figure, iso), pair: make(map[PairKey][2]float64, pairs)}
+}
+
 // Set records an isolated figure. It refuses a value that is not 0 or
 // between MinThroughput and MaxThroughput.
 func (m *Matrix) Set(k Key, steps float64, source string) error {
@@ -113,7 +120,7 @@ func (m *Matrix) Keys() []Key {
 	for k := range m.iso {
 		keys = append(keys, k)
 	}
-	sort.Slice(keys, func(i, j int) bool { return keyLess(keys[i], keys[j]) })
+	slices.SortFunc(keys, keyCompare)
 	return keys
 }
 
@@ -123,11 +130,11 @@ func (m *Matrix) PairKeys() []PairKey {
 	for k := range m.pair {
 		keys = append(keys, k)
 	}
-	sort.Slice(keys, func(i, j int) bool {
-		if keys[i].Key != keys[j].Key {
-			return keyLess(keys[i].Key, keys[j].Key)
+	slices.SortFunc(keys, func(a, b PairKey) int {
+		if c := keyCompare(a.Key, b.Key); c != 0 {
+			return c
 		}
-		return keys[i].Other < keys[j].Other
+		return strings.Compare(a.Other, b.Other)
 	})
 	return keys
 }
@@ -160,18 +167,47 @@ func (m *Matrix) Merge(o *Matrix) {
 	}
 }
 
+// Fill adds o's figures for the keys m has none for, so that m holds what
+// o.Clone() would hold with m merged over it.
+func (m *Matrix) Fill(o *Matrix) {
+	for k, f := range o.iso {
+		if _, ok := m.iso[k]; !ok {
+			m.iso[k] = f
+		}
+	}
+	for k, p := range o.pair {
+		if _, ok := m.pair[k]; !ok {
+			m.pair[k] = p
+		}
+	}
+}
+
+// Clone returns a copy of m, which later changes to either leave the other
+// alone.
+func (m *Matrix) Clone() *Matrix {
+	c := &Matrix{iso: maps.Clone(m.iso), pair: maps.Clone(m.pair)}
+	if c.iso == nil {
+		c.iso = map[Key]Figure{}
+	}
+	if c.pair == nil {
+		c.pair = map[PairKey][2]float64{}
+	}
+	return c
+}
+
 // Len is the number of isolated figures.
 func (m *Matrix) Len() int { return len(m.iso) }
 
-func keyLess(a, b Key) bool {
-	if a.Job != b.Job {
-		return a.Job < b.Job
+// keyCompare orders keys by job type, GPU type, gang, then placement.
+func keyCompare(a, b Key) int {
+	if c := strings.Compare(a.Job, b.Job); c != 0 {
+		return c
 	}
-	if a.GPU != b.GPU {
-		return a.GPU < b.GPU
+	if c := strings.Compare(a.GPU, b.GPU); c != 0 {
+		return c
 	}
-	if a.Gang != b.Gang {
-		return a.Gang < b.Gang
+	if c := cmp.Compare(a.Gang, b.Gang); c != 0 {
+		return c
 	}
-	return a.Placement < b.Placement
+	return cmp.Compare(a.Placement, b.Placement)
 }

@@ -6,7 +6,6 @@ import (
 	"strings"
 	"time"
 
-	"fairbench/internal/input"
 	"fairbench/models"
 	"fairbench/models/catalogue"
 )
@@ -71,22 +70,9 @@ func (s *Spec) Build(seed int64) (*Workload, error) {
 		}
 		cat = &c
 	}
-	var fileMatrix *models.Matrix
-	if s.Throughputs != DefaultThroughputs && s.Throughputs != "" {
-		data, err := input.ReadFile(s.Throughputs, input.MaxThroughputsBytes)
-		if err != nil {
-			return nil, s.src.locate(errf("throughputs", "%v", err))
-		}
-		if fileMatrix, err = readThroughputs(data, s.Throughputs, *cat); err != nil {
-			return nil, s.src.locate(errf("throughputs", "%v", err))
-		}
-	}
-	figs := newFigures(*cat, fileMatrix)
-	if s.Calibration != "" {
-		var ferr *fieldError
-		if figs, ferr = calibrated(figs, s.Calibration); ferr != nil {
-			return nil, s.src.locate(ferr)
-		}
+	figs, err := s.figures(cat)
+	if err != nil {
+		return nil, err
 	}
 	e, ferr := s.validate(figs)
 	if ferr != nil {
@@ -123,7 +109,7 @@ func (s *Spec) Build(seed int64) (*Workload, error) {
 			return nil, s.src.locate(ferr)
 		}
 	case GeneratorTrace:
-		tr, err := ReadTrace(s.Workload.Trace, s.Workload.TraceFormat)
+		tr, err := s.trace()
 		if err != nil {
 			return nil, err
 		}
@@ -165,7 +151,7 @@ func (e *env) tooLong(j *models.Job) string {
 // trace's users and the number of unrunnable jobs skipped. Every line is
 // checked, in file order, before any is cut, so the first bad line is named.
 func (s *Spec) traceJobs(e *env, tr *Trace) ([]models.Job, []string, int, error) {
-	var tjs []TraceJob
+	tjs := make([]TraceJob, 0, len(tr.Jobs))
 	unrunnable := 0
 	for _, tj := range tr.Jobs {
 		j := models.Job{Type: tj.Type, Gang: tj.Gang, MemoryGB: tj.MemoryGB, Steps: tj.Steps}

@@ -38,8 +38,7 @@ func calibrated(f *figures, path string) (*figures, *fieldError) {
 	if err != nil {
 		return nil, errf("calibration", "%v", err)
 	}
-	out := &figures{matrix: models.NewMatrix(), jobTypes: map[string]models.JobType{}, known: f.known, gpuNames: f.gpuNames, cat: f.cat}
-	out.matrix.Merge(f.matrix)
+	out := &figures{matrix: f.matrix.Clone(), jobTypes: map[string]models.JobType{}, known: f.known, gpuNames: f.gpuNames, cat: f.cat}
 	for k, t := range f.jobTypes {
 		out.jobTypes[k] = t
 	}

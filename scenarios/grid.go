@@ -1,7 +1,6 @@
 package scenarios
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -14,6 +13,7 @@ import (
 	"regexp"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -444,7 +444,7 @@ func (g *Grid) makeRun(point, ord []int, files *inputCache, catFP string) (Run, 
 			return Run{}, g.locateAt(errf("throughputs", "%v", err), pt)
 		}
 		if in.figures == nil {
-			in.figures = newFigures(g.cat, in.matrix)
+			in.figures, in.matrix = newFigures(g.cat, in.matrix), nil // the figures took it over
 		}
 		figs = in.figures
 		run.Inputs = append(run.Inputs, Input{Role: "throughputs", Path: s.Throughputs, SHA256: in.sha})
@@ -464,14 +464,18 @@ func (g *Grid) makeRun(point, ord []int, files *inputCache, catFP string) (Run, 
 		}
 		run.Inputs = append(run.Inputs, Input{Role: "trace", Path: s.Workload.Trace, SHA256: in.sha})
 	}
+	s.read = &prepared{cat: s.cat, throughputs: s.Throughputs, calibration: s.Calibration, figures: figs,
+		traceFile: s.Workload.Trace, traceFormat: s.Workload.TraceFormat}
 	if g.check {
 		e, ferr := s.validate(figs)
 		if ferr != nil {
 			return Run{}, g.locateAt(ferr, pt)
 		}
-		if err := files.checkTrace(&s, e); err != nil {
+		tr, err := files.checkTrace(&s, e)
+		if err != nil {
 			return Run{}, err
 		}
+		s.read.trace = tr
 	}
 	run.Spec = s
 	run.ID = runID(s, run.Inputs, catFP)
@@ -634,24 +638,46 @@ func runID(s Spec, inputs []Input, catFP string) string {
 // catalogueFingerprint hashes every figure and type attribute that can
 // change a result (citations excluded).
 func catalogueFingerprint(cat catalogue.Catalog) string {
-	var b bytes.Buffer
+	b := sha256.New() // the lines are hashed as they are written
 	for _, t := range cat.GPUTypes {
-		fmt.Fprintf(&b, "gpu\t%s\t%g\t%d\n", t.Name, t.MemoryGB, t.Rank)
+		fmt.Fprintf(b, "gpu\t%s\t%g\t%d\n", t.Name, t.MemoryGB, t.Rank)
 	}
 	for _, t := range cat.JobTypes {
-		fmt.Fprintf(&b, "job\t%s\t%s\t%d\t%g\t%g\t%g\n", t.Name, t.Model, t.BatchSize, t.MemoryGB, t.StateGB, t.EpochSamples)
+		fmt.Fprintf(b, "job\t%s\t%s\t%d\t%g\t%g\t%g\n", t.Name, t.Model, t.BatchSize, t.MemoryGB, t.StateGB, t.EpochSamples)
 	}
 	if cat.Matrix != nil {
+		// The figures' lines are what fmt's "%s\t%d\t%g" would write, appended
+		// directly: the built-in catalogue holds 2,600 of them and a grid hashes
+		// it on every load.
+		line := make([]byte, 0, 128)
 		for _, k := range cat.Matrix.Keys() {
-			fmt.Fprintf(&b, "iso\t%s\t%s\t%d\t%d\t%g\n", k.Job, k.GPU, k.Gang, k.Placement, cat.Matrix.Throughput(k))
+			line = appendKey(append(line[:0], "iso\t"...), k)
+			line = appendFigure(line, cat.Matrix.Throughput(k))
+			b.Write(append(line, '\n'))
 		}
 		for _, k := range cat.Matrix.PairKeys() {
 			p, _ := cat.Matrix.Pair(k)
-			fmt.Fprintf(&b, "pair\t%s\t%s\t%d\t%d\t%s\t%g\t%g\n", k.Job, k.GPU, k.Gang, k.Placement, k.Other, p[0], p[1])
+			line = appendKey(append(line[:0], "pair\t"...), k.Key)
+			line = append(append(line, k.Other...), '\t')
+			line = appendFigure(append(appendFigure(line, p[0]), '\t'), p[1])
+			b.Write(append(line, '\n'))
 		}
 	}
-	sum := sha256.Sum256(b.Bytes())
-	return hex.EncodeToString(sum[:])
+	return hex.EncodeToString(b.Sum(nil))
+}
+
+// appendKey appends k's fields as fmt's "%s\t%s\t%d\t%d\t" writes them.
+func appendKey(b []byte, k models.Key) []byte {
+	b = append(append(b, k.Job...), '\t')
+	b = append(append(b, k.GPU...), '\t')
+	b = append(strconv.AppendInt(b, int64(k.Gang), 10), '\t')
+	return append(strconv.AppendInt(b, int64(k.Placement), 10), '\t')
+}
+
+// appendFigure appends v as fmt's %g writes it: the shortest decimal that
+// reads back as v.
+func appendFigure(b []byte, v float64) []byte {
+	return strconv.AppendFloat(b, v, 'g', -1, 64)
 }
 
 // inputCache reads each referenced file once per grid.
@@ -716,9 +742,10 @@ func (c *inputCache) get(path string, throughputs bool) (*inputFile, error) {
 // and checks its jobs against the run's cluster and figures (once per
 // distinct setting), so that a bad trace is refused when the scenario is
 // loaded, naming its line, before any run starts or any file is written.
-func (c *inputCache) checkTrace(s *Spec, e *env) error {
+// It returns the trace (nil for a generated workload), for Build to reuse.
+func (c *inputCache) checkTrace(s *Spec, e *env) (*Trace, error) {
 	if s.Workload.Generator != GeneratorTrace {
-		return nil
+		return nil, nil
 	}
 	key := s.Workload.TraceFormat + "\x00" + s.Workload.Trace
 	tr, ok := c.traces[key]
@@ -728,25 +755,35 @@ func (c *inputCache) checkTrace(s *Spec, e *env) error {
 		c.traces[key], c.traceErrs[key] = tr, err
 	}
 	if err := c.traceErrs[key]; err != nil {
-		return err
+		return nil, err
 	}
-	// The checks depend on the cluster, the figures, the users and the
-	// workload keys; the same combination is checked once.
-	b, _ := json.Marshal([]any{s.Cluster, s.Users, s.Workload, s.Throughputs})
-	ck := string(b)
+	// The checks depend on the cluster, the users, the workload and the
+	// figures (the catalogue's declarations, the throughput file, the
+	// calibration); the spec less what cannot change them (the seed, the
+	// name, the policies and their options) is checked once.
+	ck := checkKey(s)
 	if err, done := c.checked[ck]; done {
-		return err
+		return tr, err
 	}
 	_, _, _, err := s.traceJobs(e, tr)
 	c.checked[ck] = err
-	return err
+	return tr, err
+}
+
+// checkKey is s in JSON without its seed, name, policies and policy
+// options: two runs with the same key check their trace the same way.
+func checkKey(s *Spec) string {
+	k := *s
+	k.Seed, k.Name, k.Policies, k.PolicyOptions = 0, "", nil, nil
+	b, _ := json.Marshal(&k)
+	return string(b)
 }
 
 // readThroughputs reads a Gavel-format throughput file against cat: its
 // GPU keys must name cat's GPU types and its job types be cat's (the
 // catalogue's or declared under job_types).
 func readThroughputs(data []byte, path string, cat catalogue.Catalog) (*models.Matrix, error) {
-	m, err := catalogue.ReadGavelThroughputsFor(bytes.NewReader(data), path, cat.GPUTypes)
+	m, err := catalogue.ParseGavelThroughputs(data, path, cat.GPUTypes)
 	if err != nil {
 		return nil, err
 	}
@@ -754,7 +791,14 @@ func readThroughputs(data []byte, path string, cat catalogue.Catalog) (*models.M
 	for _, t := range cat.JobTypes {
 		known[t.Name] = true
 	}
-	for _, k := range m.Keys() {
+	unknown := false
+	for _, job := range m.JobTypes() {
+		unknown = unknown || !known[job]
+	}
+	if !unknown {
+		return m, nil
+	}
+	for _, k := range m.Keys() { // the first in order is named
 		if !known[k.Job] {
 			return nil, fmt.Errorf("%s: job type %q (figure for %v) is neither a catalogue job type nor declared under job_types in the scenario; declare a newly measured model there (see 'fairbench list jobs')",
 				path, k.Job, k)

@@ -217,3 +217,31 @@ users:
 		t.Errorf("spec %+v", s)
 	}
 }
+
+// TestCheckKey: a trace is checked once per setting that can change the
+// check's verdict. The calibration and the declared GPU and job types
+// change the figures a trace's jobs are checked against, so they are part
+// of the key (a key without them let a grid's run skip its check after
+// another calibration's run passed); the seed, the name and the policies
+// are not.
+func TestCheckKey(t *testing.T) {
+	base := Spec{Name: "a", Seed: 1, Policies: []string{"fifo"}, Calibration: "x.calibration.json",
+		GPUTypes: []GPUTypeSpec{{Name: "B200", MemoryGB: 180}}, JobTypes: []JobTypeSpec{{Name: "J"}}}
+	same := base
+	same.Name, same.Seed, same.Policies = "b", 2, []string{"sjf"}
+	if checkKey(&base) != checkKey(&same) {
+		t.Error("runs differing only in seed, name and policies check their trace twice")
+	}
+	for name, edit := range map[string]func(*Spec){
+		"calibration": func(s *Spec) { s.Calibration = "y.calibration.json" },
+		"gpu_types":   func(s *Spec) { s.GPUTypes = []GPUTypeSpec{{Name: "B200", MemoryGB: 80}} },
+		"job_types":   func(s *Spec) { s.JobTypes = []JobTypeSpec{{Name: "K"}} },
+		"throughputs": func(s *Spec) { s.Throughputs = "t.json" },
+	} {
+		other := base
+		edit(&other)
+		if checkKey(&base) == checkKey(&other) {
+			t.Errorf("runs differing in %s share a trace check", name)
+		}
+	}
+}

@@ -129,6 +129,9 @@ type Spec struct {
 
 	src *source            // where the spec was read, for error lines; nil when built in code
 	cat *catalogue.Catalog // the catalogue it was checked against; nil: catalogue.Builtin()
+	// read holds what the grid read and checked the spec with (prepared.go);
+	// Build reuses it rather than reading the files again. nil: built in code.
+	read *prepared
 }
 
 // GPUTypeSpec declares one GPU type.

@@ -22,13 +22,20 @@ type figures struct {
 	cat      catalogue.Catalog
 }
 
+// newFigures merges a throughput file's figures (fileMatrix, nil for none)
+// over cat's. fileMatrix becomes the figures' matrix, filled in with cat's
+// figures rather than copied (Gavel's file holds five times the
+// catalogue's co-location figures): the caller gives it up.
 func newFigures(cat catalogue.Catalog, fileMatrix *models.Matrix) *figures {
 	f := &figures{matrix: models.NewMatrix(), jobTypes: map[string]models.JobType{}, cat: cat}
-	if cat.Matrix != nil {
-		f.matrix.Merge(cat.Matrix)
-	}
-	if fileMatrix != nil {
-		f.matrix.Merge(fileMatrix)
+	switch {
+	case fileMatrix != nil:
+		f.matrix = fileMatrix
+		if cat.Matrix != nil {
+			f.matrix.Fill(cat.Matrix)
+		}
+	case cat.Matrix != nil:
+		f.matrix = cat.Matrix.Clone()
 	}
 	for _, t := range cat.JobTypes {
 		f.jobTypes[t.Name] = t

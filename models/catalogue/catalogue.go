@@ -63,7 +63,8 @@ type Catalog struct {
 // (unknown) elsewhere; EpochSamples is the training set's size for the Gavel
 // families that have one. Each JobType.Source says which.
 func Builtin() Catalog {
-	m := models.NewMatrix()
+	// Sized for Gavel's figures (Sia's add a few): a pair entry holds both ways.
+	m := models.NewMatrixSize(len(catalogueGavelFigures), 2*len(catalogueGavelPairs))
 	for _, f := range catalogueGavelFigures {
 		k := models.Key{Job: f.job, GPU: f.gpu, Gang: f.gang, Placement: f.placement}
 		if err := m.Set(k, f.value, catalogueGavelSource); err != nil {

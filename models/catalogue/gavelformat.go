@@ -67,8 +67,16 @@ func ReadGavelThroughputsFor(r io.Reader, name string, types []models.GPUType) (
 	if err != nil {
 		return nil, fmt.Errorf("models: gavel throughputs %s: read: %w", name, err)
 	}
+	return ParseGavelThroughputs(data, name, types)
+}
+
+// ParseGavelThroughputs is ReadGavelThroughputsFor of a file already read.
+func ParseGavelThroughputs(data []byte, name string, types []models.GPUType) (*models.Matrix, error) {
 	source := "Gavel-format throughput file " + name
-	if m := models.NewMatrix(); gavelFast(data, source, types, m) {
+	// Every co-location figure is a two-number list: the count of '[' bounds
+	// them and sizes the matrix once (at most 65,536, a few MB, whatever a
+	// file of brackets asks; Gavel's holds 10,338).
+	if m := models.NewMatrixSize(0, min(bytes.Count(data, []byte{'['}), 1<<16)); gavelFast(data, source, types, m) {
 		return m, nil
 	}
 	p := gavelParser{name: name, source: source, m: models.NewMatrix(), types: types}

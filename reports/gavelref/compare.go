@@ -6,6 +6,7 @@ import (
 	"io"
 	"math"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"syscall"
@@ -139,6 +140,10 @@ func compare(ref *Reference, g *RefRun, pair Pair, o Options) (Row, error) {
 	// run, as Gavel's time is its process's: building the scenario (reading
 	// and checking the trace and the throughput file), the simulation and
 	// its result; not reading Gavel's results, nor the process's start.
+	// A process of its own starts with an empty heap: the garbage of what
+	// came before (Gavel's results, the previous run) is collected first,
+	// so that its collection is not counted on this run.
+	runtime.GC()
 	start := time.Now()
 	cpu0 := cpuSeconds()
 	b, err := spec(ref, g.Trace, pair.Fairbench, o)

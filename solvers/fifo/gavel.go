@@ -69,10 +69,13 @@ func (*Gavel) Allocate(s *models.Snapshot) (models.Allocation, error) {
 	}
 	sort.Slice(order, func(a, b int) bool { return names[order[a]] < names[order[b]] })
 	free := make([]int, len(names)) // by position in the cluster's list
+	gpus := 0
 	for i, g := range names {
 		free[i] = s.Cluster.Capacity(g)
+		gpus += free[i]
 	}
-	var run []models.Assignment
+	// Each job placed takes a GPU at least: the list is allocated once.
+	run := make([]models.Assignment, 0, min(len(s.Jobs), gpus))
 	for i := range s.Jobs {
 		j := &s.Jobs[i]
 		row := s.RowOf(j)
@@ -101,6 +104,9 @@ func (*Gavel) Allocate(s *models.Snapshot) (models.Allocation, error) {
 		}
 		free[best] -= j.Gang
 		run = append(run, models.Assignment{Job: j.ID, Type: names[best]})
+	}
+	if len(run) == 0 {
+		run = nil // nothing placed: no list
 	}
 	return models.Allocation{Run: run}, nil
 }
