@@ -448,15 +448,15 @@ func measuredTogether(s *Snapshot, a, b *JobState, ka, kb int, typ string) bool 
 }
 
 func feasibleFractions(s *Snapshot, fr map[JobID]map[string]float64, shared []SharedFraction) error {
-	load := map[string]float64{}
-	sum := map[JobID]float64{}
+	var load typeLoads
 	ids := make([]JobID, 0, len(fr))
 	for id := range fr {
 		ids = append(ids, id)
 	}
 	slices.Sort(ids)
-	var typeBuf [8]string // a job's types, sorted (a job runs on a few)
-	for _, id := range ids {
+	sums := make([]float64, len(ids)) // by ids' index
+	var typeBuf [8]string             // a job's types, sorted (a job runs on a few)
+	for k, id := range ids {
 		j, ok := s.Job(id)
 		if !ok {
 			return &Violation{Constraint: "active job", Job: id, Detail: "no such active job"}
@@ -471,9 +471,27 @@ func feasibleFractions(s *Snapshot, fr map[JobID]map[string]float64, shared []Sh
 			if err := fraction(s, j, t, x); err != nil {
 				return err
 			}
-			sum[id] += x
-			load[t] += float64(j.Gang) * x
+			sums[k] += x
+			load.add(t, float64(j.Gang)*x)
 		}
+	}
+	if len(shared) > 0 {
+		return feasibleShared(s, ids, sums, load, shared)
+	}
+	for k, id := range ids {
+		if err := jobSum(id, sums[k]); err != nil {
+			return err
+		}
+	}
+	return load.check(s)
+}
+
+// feasibleShared goes on with feasibleFractions where some fractions are
+// shared: ids' sums and load so far are the unshared fractions'.
+func feasibleShared(s *Snapshot, ids []JobID, sums []float64, load typeLoads, shared []SharedFraction) error {
+	sum := make(map[JobID]float64, len(ids))
+	for k, id := range ids {
+		sum[id] = sums[k]
 	}
 	for i, sf := range shared {
 		a, okA := s.Job(sf.Jobs[0])
@@ -495,17 +513,52 @@ func feasibleFractions(s *Snapshot, fr map[JobID]map[string]float64, shared []Sh
 		if err := pairFits(s, a, b, 1, 1, sf.Type); err != nil {
 			return err
 		}
-		load[sf.Type] += float64(a.Gang) * sf.X
+		load.add(sf.Type, float64(a.Gang)*sf.X)
 	}
 	for _, id := range slices.Sorted(maps.Keys(sum)) {
-		if sum[id] > 1+FractionTolerance {
-			return &Violation{Constraint: "Σ_g x[j][g] ≤ 1", Job: id, Detail: fmt.Sprintf("Σ = %.6g", sum[id])}
+		if err := jobSum(id, sum[id]); err != nil {
+			return err
 		}
 	}
-	for _, t := range slices.Sorted(maps.Keys(load)) {
-		if c := float64(s.Cluster.Capacity(t)); load[t] > c*(1+FractionTolerance)+FractionTolerance {
+	return load.check(s)
+}
+
+// jobSum checks a job's fractions' sum.
+func jobSum(id JobID, sum float64) error {
+	if sum > 1+FractionTolerance {
+		return &Violation{Constraint: "Σ_g x[j][g] ≤ 1", Job: id, Detail: fmt.Sprintf("Σ = %.6g", sum)}
+	}
+	return nil
+}
+
+// typeLoads is each GPU type's load Σ_j d_j·x[j][g], in the order the types
+// were first added (a cluster has a few types).
+type typeLoads struct {
+	types []string
+	loads []float64
+}
+
+func (l *typeLoads) add(t string, v float64) {
+	if i := slices.Index(l.types, t); i >= 0 {
+		l.loads[i] += v
+		return
+	}
+	l.types = append(l.types, t)
+	l.loads = append(l.loads, v)
+}
+
+// check checks each type's load against its capacity, in the types' order.
+func (l *typeLoads) check(s *Snapshot) error {
+	order := make([]int, len(l.types))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortFunc(order, func(a, b int) int { return strings.Compare(l.types[a], l.types[b]) })
+	for _, i := range order {
+		t, load := l.types[i], l.loads[i]
+		if c := float64(s.Cluster.Capacity(t)); load > c*(1+FractionTolerance)+FractionTolerance {
 			return &Violation{Constraint: "Σ_j d_j·x[j][g] ≤ N_g", Job: -1, Type: t,
-				Detail: fmt.Sprintf("Σ = %.6g > %g", load[t], c)}
+				Detail: fmt.Sprintf("Σ = %.6g > %g", load, c)}
 		}
 	}
 	return nil

@@ -595,9 +595,7 @@ func (k *ipmKKT) solve(q *ipmProblem, bx, bz []float64, sx, sz int) ([]float64, 
 	}
 	for i := len(q.bound); i < len(q.rows); i++ {
 		f := q.w[i] * (bz[i] / k.d2[i])
-		for _, t := range q.rows[i] {
-			gt[t.Var] += t.Coef * f
-		}
+		rowAdd(gt, q.rows[i], f)
 	}
 	for j := range rhs {
 		rhs[j] += gt[j]
@@ -610,10 +608,7 @@ func (k *ipmKKT) solve(q *ipmProblem, bx, bz []float64, sx, sz int) ([]float64, 
 		dz[i] = (gx - bz[i]) / k.d2[i]
 	}
 	for i := len(q.bound); i < len(q.rows); i++ {
-		gx := 0.0
-		for _, t := range q.rows[i] {
-			gx += t.Coef * dx[t.Var]
-		}
+		gx := rowDot(q.rows[i], dx)
 		dz[i] = (gx - bz[i]) / k.d2[i]
 	}
 	return dx, dz
@@ -663,12 +658,12 @@ func (k *ipmKKT) refinedSolve(q *ipmProblem, rhs, x []float64) float64 {
 	prev := math.Inf(1)
 	for round := 0; ; round++ {
 		hx := q.normalInto(k.hx, x, k.d2)
-		r := k.r
-		e := 0.0
+		r := k.r[:len(hx)]
+		rhs := rhs[:len(hx)]
 		for j := range r {
 			r[j] = rhs[j] - hx[j]
-			e = max(e, math.Abs(r[j]))
 		}
+		e := normInf(r)
 		if e > prev { // the last round made it worse: undo it
 			for j := range x {
 				x[j] -= d[j]
@@ -700,11 +695,20 @@ const (
 	ipmRefineGain = 6
 )
 
-// normInf is the largest absolute entry of v.
+// normInf is the largest absolute entry of v (0 for none), NaN when an
+// entry is NaN: the fold max(m, |v_i|) from 0, by comparisons, which the
+// fold's dependence on the builtin max made several times slower.
 func normInf(v []float64) float64 {
-	m := 0.0
+	m, nan := 0.0, false
 	for _, x := range v {
-		m = max(m, math.Abs(x))
+		if a := math.Abs(x); a > m {
+			m = a
+		} else if a != a {
+			nan = true
+		}
+	}
+	if nan {
+		return math.NaN()
 	}
 	return m
 }
@@ -855,16 +859,26 @@ func (k *ipmKKT) step(q *ipmProblem, st *ipmState, rx, rz []float64, rt, mu floa
 // stepLength is the largest step α ≤ 0.999 (and ≥ 1e-6) keeping λ + α·ds,
 // λ + α·dz, τ + α·dτ and κ + α·dκ non-negative, in the scaled variables.
 func stepLength(lam, ds, dz []float64, tau, dtau, kap, dkap float64) float64 {
-	rhoMin, sigMin := math.Inf(1), math.Inf(1)
-	for i := range lam {
-		rhoMin = min(rhoMin, ds[i]/lam[i])
-		sigMin = min(sigMin, dz[i]/lam[i])
+	// low is the least of the ds_i/λ_i and dz_i/λ_i; a NaN among them
+	// leaves it unused, as the builtin min's NaN would (NaN < 0 is false).
+	low, nan := math.Inf(1), false
+	ds, dz = ds[:len(lam)], dz[:len(lam)]
+	for i, l := range lam {
+		if a := ds[i] / l; a < low {
+			low = a
+		} else if a != a {
+			nan = true
+		}
+		if b := dz[i] / l; b < low {
+			low = b
+		} else if b != b {
+			nan = true
+		}
 	}
 	alpha := 10.0
 	if len(lam) > 0 {
-		low := min(rhoMin, sigMin)
 		alpha = 1 / ipmTiny
-		if low < 0 {
+		if low < 0 && !nan {
 			alpha = 1 / -low
 		}
 	}
@@ -883,10 +897,7 @@ func (q *ipmProblem) g(x []float64) []float64 { return q.gInto(make([]float64, l
 // gInto writes G·x into out (one entry per row) and returns it.
 func (q *ipmProblem) gInto(out, x []float64) []float64 {
 	for i, r := range q.rows {
-		out[i] = 0
-		for _, t := range r {
-			out[i] += t.Coef * x[t.Var]
-		}
+		out[i] = rowDot(r, x)
 	}
 	return out
 }
@@ -905,16 +916,57 @@ func (q *ipmProblem) normalInto(out, x, d2 []float64) []float64 {
 	}
 	for i := len(q.bound); i < len(q.rows); i++ {
 		r := q.rows[i]
-		gx := 0.0
+		rowAdd(out, r, q.w[i]*(rowDot(r, x)/d2[i]))
+	}
+	return out
+}
+
+// rowDot is Σ_t t.Coef·x[t.Var] over row r, summed from 0 in r's order;
+// rows of three and four terms (a class's rows over three GPU types, with
+// or without the max-min level) are written out, the same operations in
+// the same order.
+func rowDot(r []Term, x []float64) float64 {
+	s := 0.0
+	switch len(r) {
+	case 3:
+		r := r[:3]
+		s += r[0].Coef * x[r[0].Var]
+		s += r[1].Coef * x[r[1].Var]
+		s += r[2].Coef * x[r[2].Var]
+	case 4:
+		r := r[:4]
+		s += r[0].Coef * x[r[0].Var]
+		s += r[1].Coef * x[r[1].Var]
+		s += r[2].Coef * x[r[2].Var]
+		s += r[3].Coef * x[r[3].Var]
+	default:
 		for _, t := range r {
-			gx += t.Coef * x[t.Var]
+			s += t.Coef * x[t.Var]
 		}
-		f := q.w[i] * (gx / d2[i])
+	}
+	return s
+}
+
+// rowAdd adds t.Coef·f to out[t.Var] for each term t of row r, in r's
+// order (rows of three and four terms written out, as rowDot).
+func rowAdd(out []float64, r []Term, f float64) {
+	switch len(r) {
+	case 3:
+		r := r[:3]
+		out[r[0].Var] += r[0].Coef * f
+		out[r[1].Var] += r[1].Coef * f
+		out[r[2].Var] += r[2].Coef * f
+	case 4:
+		r := r[:4]
+		out[r[0].Var] += r[0].Coef * f
+		out[r[1].Var] += r[1].Coef * f
+		out[r[2].Var] += r[2].Coef * f
+		out[r[3].Var] += r[3].Coef * f
+	default:
 		for _, t := range r {
 			out[t.Var] += t.Coef * f
 		}
 	}
-	return out
 }
 
 // gtOmega is GᵀΩ·y.
@@ -927,10 +979,7 @@ func (q *ipmProblem) gtOmega(y []float64) []float64 {
 func (q *ipmProblem) gtOmegaInto(out, y []float64) []float64 {
 	clear(out)
 	for i, r := range q.rows {
-		f := q.w[i] * y[i]
-		for _, t := range r {
-			out[t.Var] += t.Coef * f
-		}
+		rowAdd(out, r, q.w[i]*y[i])
 	}
 	return out
 }

@@ -55,6 +55,7 @@ type arrowLayout struct {
 	border []int   // border variables
 	wide   []int   // wide rows
 	local  []int   // local rows
+	vars   []int   // the blocks' variables, block after block (blocks[b] are its slices)
 }
 
 // newArrowLayout finds the layout of q, or nil when q is not built
@@ -138,6 +139,7 @@ func newArrowLayout(q *ipmProblem) *arrowLayout {
 		}
 	}
 	vars := take(&bf.blockVars, n-len(l.border))
+	l.vars = vars
 	at := 0
 	for _, k := range sizes {
 		l.blocks = append(l.blocks, vars[at:at+k:at+k])
@@ -221,6 +223,7 @@ type arrowFactor struct {
 	binvE  []float64 // B_b⁻¹·E_b, row-major len(block)×nb, at start[b]·nb
 	border []float64 // F less the coupling rows, then the Schur complement F − EᵀB⁻¹E (nb×nb, upper triangle)
 	schur  chol
+	of3    bool // every block has three variables (a Gavel class on three GPU types)
 	// pairs are the local rows' contributions to N: row, target entry (in
 	// u or border, offset by the sections' starts: see accumulate) and
 	// the product of the two coefficients.
@@ -303,9 +306,11 @@ func newArrowFactor(q *ipmProblem, l *arrowLayout, old *arrowFactor) *arrowFacto
 	f.l, f.n, f.nb = l, len(q.c), nb
 	f.start, f.uStart = growInts(f.start, len(l.blocks)+1), growInts(f.uStart, len(l.blocks)+1)
 	f.start[0], f.uStart[0] = 0, 0
+	f.of3 = true
 	for b, vars := range l.blocks {
 		f.start[b+1] = f.start[b] + len(vars)
 		f.uStart[b+1] = f.uStart[b] + len(vars)*len(vars)
+		f.of3 = f.of3 && len(vars) == 3
 	}
 	nu, ne := f.uStart[len(l.blocks)], f.start[len(l.blocks)]*nb
 	f.u, f.m, f.inv = grow(f.u, nu), grow(f.m, nu), grow(f.inv, nu)
@@ -445,10 +450,14 @@ func (f *arrowFactor) factorBlocks(q *ipmProblem, d2 []float64) error {
 		// is at most k^1.5·(d + r)/r ≤ 24^1.5·(1e13 + 1) ≈ 1.2e15 for
 		// blocks of up to maxBlock variables.
 		inv := f.inv[f.uStart[b]:f.uStart[b+1]]
-		clear(inv)
-		for i := 0; i < k; i++ {
-			inv[i*k+i] = 1
-			solveUnitStrided(u, k, inv[i:], k, i)
+		if k == 3 {
+			inverse3(u, inv)
+		} else {
+			clear(inv)
+			for i := 0; i < k; i++ {
+				inv[i*k+i] = 1
+				solveUnitStrided(u, k, inv[i:], k, i)
+			}
 		}
 		be := f.binvE[f.start[b]*nb : f.start[b+1]*nb]
 		if err := f.couplings(q, d2, b, k, m, be); err != nil {
@@ -556,6 +565,14 @@ func (f *arrowFactor) couplings(q *ipmProblem, d2 []float64, b, k int, m, be []f
 // (row-major) in place into U, UᵀU = a; false when a is not positive
 // definite.
 func cholFlat(a []float64, k int) bool {
+	if k == 3 {
+		return chol3(a)
+	}
+	return cholLoop(a, k)
+}
+
+// cholLoop is cholFlat for any k.
+func cholLoop(a []float64, k int) bool {
 	for j := 0; j < k; j++ {
 		s := a[j*k+j]
 		for r := 0; r < j; r++ {
@@ -578,9 +595,77 @@ func cholFlat(a []float64, k int) bool {
 	return true
 }
 
+// chol3 is cholFlat for k = 3, written out: the same operations in the
+// same order.
+func chol3(a []float64) bool {
+	a = a[:9]
+	s := a[0]
+	if !(s > 0) {
+		return false
+	}
+	d := math.Sqrt(s)
+	a[0] = d
+	inv := 1 / d
+	a[1] *= inv
+	a[2] *= inv
+	s = a[4]
+	s -= a[1] * a[1]
+	if !(s > 0) {
+		return false
+	}
+	d = math.Sqrt(s)
+	a[4] = d
+	inv = 1 / d
+	s = a[5]
+	s -= a[1] * a[2]
+	a[5] = s * inv
+	s = a[8]
+	s -= a[2] * a[2]
+	s -= a[5] * a[5]
+	if !(s > 0) {
+		return false
+	}
+	a[8] = math.Sqrt(s)
+	return true
+}
+
+// inverse3 writes (UᵀU)⁻¹ of the 3×3 upper factor u into inv (row-major):
+// solveUnitStrided for each column, written out (the same operations in
+// the same order; inv's entries start at +0 and 1 on the diagonal there).
+func inverse3(u, inv []float64) {
+	u, inv = u[:9], inv[:9]
+	// Column 0: Uᵀy = e_0.
+	x0 := 1 / u[0]
+	s := 0.0
+	s -= u[1] * x0
+	x1 := s / u[4]
+	s = 0.0
+	s -= u[2] * x0
+	s -= u[5] * x1
+	x2 := s / u[8]
+	inv[0], inv[3], inv[6] = back3(u, x0, x1, x2)
+	// Column 1: Uᵀy = e_1.
+	x1 = 1 / u[4]
+	s = 0.0
+	s -= u[5] * x1
+	x2 = s / u[8]
+	inv[1], inv[4], inv[7] = back3(u, 0, x1, x2)
+	// Column 2: Uᵀy = e_2.
+	inv[2], inv[5], inv[8] = back3(u, 0, 0, 1/u[8])
+}
+
 // solveFlatStrided overwrites x (entries 0, inc, 2·inc, …) with
 // (UᵀU)⁻¹·x for the k×k upper factor u.
 func solveFlatStrided(u []float64, k int, x []float64, inc int) {
+	if k == 3 && inc > 0 {
+		solve3Strided(u, x, inc)
+		return
+	}
+	solveLoopStrided(u, k, x, inc)
+}
+
+// solveLoopStrided is solveFlatStrided for any k.
+func solveLoopStrided(u []float64, k int, x []float64, inc int) {
 	for i := 0; i < k; i++ { // Uᵀy = x
 		s := x[i*inc]
 		for r := 0; r < i; r++ {
@@ -595,6 +680,36 @@ func solveFlatStrided(u []float64, k int, x []float64, inc int) {
 		}
 		x[i*inc] = s / u[i*k+i]
 	}
+}
+
+// solve3Strided is solveFlatStrided for k = 3, written out: the same
+// operations in the same order.
+func solve3Strided(u, x []float64, inc int) {
+	u, x = u[:9], x[:2*inc+1]
+	x0, x1, x2 := x[0], x[inc], x[2*inc]
+	x0 = x0 / u[0] // Uᵀy = x
+	s := x1
+	s -= u[1] * x0
+	x1 = s / u[4]
+	s = x2
+	s -= u[2] * x0
+	s -= u[5] * x1
+	x2 = s / u[8]
+	x[0], x[inc], x[2*inc] = back3(u, x0, x1, x2)
+}
+
+// back3 is the back substitution U·z = y of the 3×3 upper factor u
+// (row-major), written out: solveFlatStrided's operations in its order.
+func back3(u []float64, y0, y1, y2 float64) (float64, float64, float64) {
+	u = u[:9]
+	z2 := y2 / u[8]
+	s := y1
+	s -= u[5] * z2
+	z1 := s / u[4]
+	s = y0
+	s -= u[1] * z1
+	s -= u[2] * z2
+	return s / u[0], z1, z2
 }
 
 // solveUnitStrided is solveFlatStrided for x = e_i: the forward
@@ -732,6 +847,9 @@ func (f *arrowFactor) arrowSolve(out, rhs []float64) bool {
 // LPs' level t), the same operations in the same order without the loops
 // over the border.
 func (f *arrowFactor) arrowSolve1(out, rhs []float64) bool {
+	if f.of3 {
+		return f.arrowSolve1of3(out, rhs)
+	}
 	l := f.l
 	rg := f.rg[:1]
 	rg[0] = rhs[l.border[0]]
@@ -770,6 +888,50 @@ func (f *arrowFactor) arrowSolve1(out, rhs []float64) bool {
 	return true
 }
 
+// arrowSolve1of3 is arrowSolve1 where every block has three variables:
+// block b's entries are 3b… of the blocks' vectors and 9b… of their
+// matrices, so the blocks are walked without their starts (the same
+// operations in the same order).
+func (f *arrowFactor) arrowSolve1of3(out, rhs []float64) bool {
+	l := f.l
+	nv := len(l.vars)
+	vs, r, be, inv := l.vars, f.binvR[:nv], f.binvE[:nv], f.inv[:3*nv]
+	g := rhs[l.border[0]]
+	for b := 0; b+3 <= nv; b += 3 { // the loops over a block written out
+		r, inv, be := r[b:b+3], inv[3*b:3*b+9], be[b:b+3]
+		x0, x1, x2 := rhs[vs[b]], rhs[vs[b+1]], rhs[vs[b+2]]
+		s := 0.0
+		s += inv[0] * x0
+		s += inv[1] * x1
+		s += inv[2] * x2
+		r[0] = s
+		s = 0.0
+		s += inv[3] * x0
+		s += inv[4] * x1
+		s += inv[5] * x2
+		r[1] = s
+		s = 0.0
+		s += inv[6] * x0
+		s += inv[7] * x1
+		s += inv[8] * x2
+		r[2] = s
+		g -= be[0] * x0
+		g -= be[1] * x1
+		g -= be[2] * x2
+	}
+	rg := f.rg[:1]
+	rg[0] = g
+	if !f.schur.solveInPlace(rg) {
+		return false
+	}
+	t := rg[0]
+	out[l.border[0]] = t
+	for i, j := range vs {
+		out[j] = r[i] - be[i]*t
+	}
+	return true
+}
+
 func (f *arrowFactor) solve(rhs []float64) ([]float64, bool) {
 	y := f.y
 	if !f.arrowSolve(y, rhs) {
@@ -786,9 +948,9 @@ func (f *arrowFactor) solve(rhs []float64) ([]float64, bool) {
 		return nil, false
 	}
 	for k := range f.hinvU {
-		ck := uy[k]
+		ck, h := uy[k], f.hinvU[k][:len(y)]
 		for j := range y {
-			y[j] -= f.hinvU[k][j] * ck
+			y[j] -= h[j] * ck
 		}
 	}
 	return y, true
