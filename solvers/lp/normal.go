@@ -664,22 +664,10 @@ func solveFlatStrided(u []float64, k int, x []float64, inc int) {
 	solveLoopStrided(u, k, x, inc)
 }
 
-// solveLoopStrided is solveFlatStrided for any k.
+// solveLoopStrided is solveFlatStrided for any k: solveUnitStrided's loops
+// from entry 0.
 func solveLoopStrided(u []float64, k int, x []float64, inc int) {
-	for i := 0; i < k; i++ { // Uᵀy = x
-		s := x[i*inc]
-		for r := 0; r < i; r++ {
-			s -= u[r*k+i] * x[r*inc]
-		}
-		x[i*inc] = s / u[i*k+i]
-	}
-	for i := k - 1; i >= 0; i-- { // U·z = y
-		s := x[i*inc]
-		for r := i + 1; r < k; r++ {
-			s -= u[i*k+r] * x[r*inc]
-		}
-		x[i*inc] = s / u[i*k+i]
-	}
+	solveUnitStrided(u, k, x, inc, 0)
 }
 
 // solve3Strided is solveFlatStrided for k = 3, written out: the same
@@ -712,10 +700,11 @@ func back3(u []float64, y0, y1, y2 float64) (float64, float64, float64) {
 	return s / u[0], z1, z2
 }
 
-// solveUnitStrided is solveFlatStrided for x = e_i: the forward
-// substitution leaves entries 0…i−1 at +0, and subtracting their products
-// (±0) changes no entry, so it starts at entry i and skips them; the
-// results are solveFlatStrided's bit for bit.
+// solveUnitStrided is solveFlatStrided for x whose entries before i0 are
+// +0 (x = e_i0): the forward substitution leaves them at +0, and
+// subtracting their products (±0) changes no entry, so it starts at entry
+// i0 and skips them; the results are solveFlatStrided's bit for bit. With
+// i0 = 0 it is the general solve.
 func solveUnitStrided(u []float64, k int, x []float64, inc, i0 int) {
 	for i := i0; i < k; i++ { // Uᵀy = e_i0
 		s := x[i*inc]
