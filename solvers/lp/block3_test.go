@@ -137,12 +137,7 @@ func TestArrowSolveOf3MatchesWalkBitwise(t *testing.T) {
 	rng := rand.New(rand.NewPCG(50, 5))
 	for trial := range 6 {
 		k := 20 + 15*trial
-		tput, gang, _ := randomMaxMin(rng, k)
-		ones := make([]float64, k)
-		for i := range ones {
-			ones[i] = 1
-		}
-		p, _ := maxMin(tput, gang, []float64{float64(k) / 4, float64(k) / 4, float64(k) / 3}, ones)
+		p := randomSingles(rng, k)
 		q, err := newIPMProblem(p, Copies{}, nil)
 		if err != nil {
 			t.Fatal(err)

@@ -122,6 +122,18 @@ func maxMin(tput [][]float64, gang, caps, copies []float64) (*Problem, Copies) {
 	return p, cp
 }
 
+// randomSingles is the max-min LP of k random jobs, one of each kind, with
+// caps of k/4, k/4 and k/3 GPUs on the three types.
+func randomSingles(r *rand.Rand, k int) *Problem {
+	tput, gang, _ := randomMaxMin(r, k)
+	ones := make([]float64, k)
+	for i := range ones {
+		ones[i] = 1
+	}
+	p, _ := maxMin(tput, gang, []float64{float64(k) / 4, float64(k) / 4, float64(k) / 3}, ones)
+	return p
+}
+
 // randomMaxMin draws k distinct kinds of job (gang, throughputs) and how
 // many jobs of each kind.
 func randomMaxMin(r *rand.Rand, k int) (tput [][]float64, gang, count []float64) {
@@ -316,12 +328,7 @@ func TestInteriorArrowMatchesDense(t *testing.T) {
 	r := rand.New(rand.NewPCG(21, 8))
 	for trial := 0; trial < 4; trial++ {
 		k := 40 + 20*trial
-		tput, gang, _ := randomMaxMin(r, k)
-		ones := make([]float64, k)
-		for i := range ones {
-			ones[i] = 1
-		}
-		p, _ := maxMin(tput, gang, []float64{float64(k) / 4, float64(k) / 4, float64(k) / 3}, ones)
+		p := randomSingles(r, k)
 		solve := func(dense bool) []float64 {
 			q, err := newIPMProblem(p, Copies{}, nil)
 			if err != nil {
