@@ -28,7 +28,7 @@ func optimalityViolation(p *Problem, rows [][]Term, lo, hi, x, y, d []float64) s
 	cmax := 0.0
 	for j, v := range p.Vars {
 		d[j] = sign * v.Obj
-		cmax = math.Max(cmax, math.Abs(v.Obj))
+		cmax = max(cmax, math.Abs(v.Obj))
 	}
 	sig := kktTolerance * (1 + cmax)
 	near := func(v, bound, mag float64) bool {
@@ -38,7 +38,7 @@ func optimalityViolation(p *Problem, rows [][]Term, lo, hi, x, y, d []float64) s
 		act, mag := 0.0, 0.0
 		for _, t := range r {
 			act += t.Coef * x[t.Var]
-			mag = math.Max(mag, math.Abs(t.Coef*x[t.Var]))
+			mag = max(mag, math.Abs(t.Coef*x[t.Var]))
 			d[t.Var] -= t.Coef * y[i]
 		}
 		L, U := p.Rows[i].Lower, p.Rows[i].Upper
