@@ -121,6 +121,8 @@ type Hierarchical struct {
 	// caps found there (reachableCaps), where the next search of that
 	// iteration starts.
 	guess []guess
+	// pool is the memory of the water filling's LPs.
+	pool modelPool
 }
 
 // NewHierarchical builds gavel-hierarchical from HierarchicalOptions.
@@ -154,6 +156,7 @@ func (p *Hierarchical) Allocate(s *models.Snapshot) (models.Allocation, error) {
 	if in == nil {
 		return models.Allocation{}, err
 	}
+	p.pool.reset() // the last decision's LPs are gone
 	w, err := p.newWaterFill(s, in)
 	if err != nil {
 		return models.Allocation{}, err
@@ -187,19 +190,56 @@ func (p *Hierarchical) Allocate(s *models.Snapshot) (models.Allocation, error) {
 
 // model is a new LP of the water filling: a copy of newModel's, built once
 // a decision. Its variables and the slices that grow are copied; the rows
-// of w.base share their terms, which no LP here adds to.
+// of w.base share their terms, which no LP here adds to. The copy lives in
+// memory of the policy's pool (modelPool) that no LP of this decision uses.
 func (w *waterFill) model() *model {
 	if w.base == nil {
 		w.base = newModel(w.in, w.classes, lp.Maximize, false)
 		w.chain.fixedVars = len(w.base.p.Vars)
 	}
-	m := *w.base
-	m.p.Vars = append([]lp.Var(nil), m.p.Vars...)
-	m.p.Rows = append([]lp.Row(nil), m.p.Rows...)
-	m.copies.Vars = append([]float64(nil), m.copies.Vars...)
-	m.copies.Rows = append([]float64(nil), m.copies.Rows...)
-	m.shares = append([]int(nil), m.shares...)
-	return &m
+	return w.p.pool.copyOf(w.base, len(w.classes)*(len(w.in.types)+1))
+}
+
+// modelPool is the memory of the water filling's LPs, kept from one
+// decision to the next: the LPs of a decision are copies of one model
+// (waterFill.model) that live until the decision ends, so a decision's
+// n-th LP takes the n-th slot, and the next decision takes the slots again
+// (reset).
+type modelPool struct {
+	slots []*pooledModel
+	used  int
+}
+
+// pooledModel is one slot: an LP and the memory of its class rows' terms.
+type pooledModel struct {
+	m     model
+	terms []lp.Term
+}
+
+// reset starts a decision: every slot is free.
+func (pl *modelPool) reset() { pl.used = 0 }
+
+// copyOf is base copied into the next free slot, with room for terms more
+// terms in its own rows (model.termsFor).
+func (pl *modelPool) copyOf(base *model, terms int) *model {
+	if pl.used == len(pl.slots) {
+		pl.slots = append(pl.slots, &pooledModel{})
+	}
+	sl := pl.slots[pl.used]
+	pl.used++
+	m := &sl.m
+	vars, rows, cv, cr, sh := m.p.Vars, m.p.Rows, m.copies.Vars, m.copies.Rows, m.shares
+	*m = *base
+	m.p.Vars = append(vars[:0], base.p.Vars...)
+	m.p.Rows = append(rows[:0], base.p.Rows...)
+	m.copies.Vars = append(cv[:0], base.copies.Vars...)
+	m.copies.Rows = append(cr[:0], base.copies.Rows...)
+	m.shares = append(sh[:0], base.shares...)
+	if cap(sl.terms) < terms {
+		sl.terms = make([]lp.Term, 0, terms)
+	}
+	m.terms = sl.terms[:0]
+	return m
 }
 
 // solve solves m (of shape sh) from the last LP's basis (warmChain.solve).

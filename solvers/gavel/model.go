@@ -47,6 +47,9 @@ type model struct {
 	capRow  []int   // per type
 	shares  []int   // variables that are time shares (x and pair variables)
 	packing []int   // rows that cleaning must keep: time and capacity
+	// terms, when it has room, is memory for the terms of rows that
+	// throughputRow adds (nil: each row gets its own).
+	terms []lp.Term
 }
 
 func newModel(in *instance, classes []class, sense lp.Sense, central bool) *model {
@@ -163,13 +166,24 @@ func (m *model) add(r, v int, coef float64) {
 // terms) with bounds lo and hi.
 func (m *model) throughputRow(name string, c int, coef []float64, lo, hi float64) int {
 	r := m.row(name, lo, hi, m.classes[c].size())
-	m.p.Rows[r].Coefs = make([]lp.Term, 0, len(m.x[c])+1) // the caller's terms: usually one
+	m.p.Rows[r].Coefs = m.termsFor(len(m.x[c]) + 1) // the caller's terms: usually one
 	for g, v := range m.x[c] {
 		if v >= 0 && coef[g] != 0 {
 			m.add(r, v, coef[g])
 		}
 	}
 	return r
+}
+
+// termsFor is an empty slice with room for n terms, cut from m.terms where
+// it has room (so that appending beyond n moves it elsewhere).
+func (m *model) termsFor(n int) []lp.Term {
+	k := len(m.terms)
+	if cap(m.terms)-k < n {
+		return make([]lp.Term, 0, n)
+	}
+	m.terms = m.terms[:k+n]
+	return m.terms[k : k : k+n]
 }
 
 // clean turns an LP solution into shares models.Feasible accepts: values
@@ -351,7 +365,7 @@ func (sv *solver) solveWarm(p *lp.Problem, what string, warm *lp.Basis) (lp.Resu
 	if err != nil {
 		return lp.Result{}, err
 	}
-	o.Warm = warm
+	o.Warm, o.Work = warm, sv.work
 	res, err := sv.backend.Solve(p, o)
 	switch {
 	case errors.Is(err, lp.ErrLimit):

@@ -16,7 +16,7 @@ type base struct {
 	objective float64
 	tally     Tally
 	memo      memo
-	work      lp.Work // lp.Interior's memory, kept between solves
+	work      lp.Work // the LP solvers' memory, kept between solves
 }
 
 // Tally counts a policy's work over a run: it is the policy's report

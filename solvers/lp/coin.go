@@ -113,7 +113,11 @@ func (Coin) Solve(p *Problem, o Options) (Result, error) {
 	if err != nil {
 		return outcome(coinName, p, Error, nil, nil, err)
 	}
-	a, ok := newCoinArrays(q)
+	w := &coinWork{}
+	if o.Work != nil {
+		w = &o.Work.coin
+	}
+	a, ok := newCoinArrays(q, w)
 	if !ok {
 		return outcome(coinName, p, Infeasible, nil, nil, nil)
 	}
@@ -167,17 +171,30 @@ type coinArrays struct {
 	collb, colub, obj []C.double
 	rowlb, rowub      []C.double
 	rows              []int
+	loaded            [][]Term // the rows of merged that are loaded
 	rays              bool
 	merged            [][]Term  // p.mergedRows()
 	lo, hi            []float64 // the column bounds loaded, for the KKT check
+	y, d              []float64 // the KKT check's duals per row of p and reduced costs
 }
 
-// newCoinArrays converts p; ok is false when a row without non-zeros
-// excludes 0, which makes p infeasible.
-func newCoinArrays(p *Problem) (a *coinArrays, ok bool) {
-	merged := p.mergedRows()
-	var rows []int
-	var loaded [][]Term
+// coinWork is the memory of a Coin solve's arrays (Options.Work), kept from
+// one solve to the next; every array is written before it is read. Nothing
+// of it reaches a Result or a Basis.
+type coinWork struct {
+	a     coinArrays
+	terms []Term
+	cols  cscBuf
+}
+
+// newCoinArrays converts p in the memory of w (the arrays are w's until
+// its next use); ok is false when a row without non-zeros excludes 0, which
+// makes p infeasible.
+func newCoinArrays(p *Problem, w *coinWork) (a *coinArrays, ok bool) {
+	a = &w.a
+	merged := p.mergedRowsIn(&a.merged, &w.terms)
+	rows := a.rows[:0]
+	loaded := a.loaded[:0]
 	for i, r := range merged {
 		switch {
 		case len(r) == 0:
@@ -190,23 +207,18 @@ func newCoinArrays(p *Problem) (a *coinArrays, ok bool) {
 			loaded = append(loaded, r)
 		}
 	}
-	m := columns(len(p.Vars), loaded)
-	a = &coinArrays{
-		ncols:  C.int(len(p.Vars)),
-		nrows:  C.int(len(rows)),
-		start:  make([]C.CoinBigIndex, len(m.start)),
-		index:  make([]C.int, max(1, len(m.index))),
-		value:  make([]C.double, max(1, len(m.value))),
-		collb:  make([]C.double, len(p.Vars)),
-		colub:  make([]C.double, len(p.Vars)),
-		obj:    make([]C.double, len(p.Vars)),
-		rowlb:  make([]C.double, max(1, len(rows))),
-		rowub:  make([]C.double, max(1, len(rows))),
-		rows:   rows,
-		merged: merged,
-		lo:     make([]float64, len(p.Vars)),
-		hi:     make([]float64, len(p.Vars)),
-	}
+	a.rows, a.loaded = rows, loaded
+	m := columnsIn(len(p.Vars), loaded, &w.cols)
+	n := len(p.Vars)
+	a.ncols, a.nrows = C.int(n), C.int(len(rows))
+	a.start = take(&a.start, len(m.start))
+	a.index = take(&a.index, max(1, len(m.index)))
+	a.value = take(&a.value, max(1, len(m.value)))
+	a.collb, a.colub, a.obj = take(&a.collb, n), take(&a.colub, n), take(&a.obj, n)
+	a.rowlb, a.rowub = take(&a.rowlb, max(1, len(rows))), take(&a.rowub, max(1, len(rows)))
+	a.merged = merged
+	a.lo, a.hi = take(&a.lo, n), take(&a.hi, n)
+	a.y, a.d = take(&a.y, len(p.Rows)), take(&a.d, n)
 	for k, s := range m.start {
 		a.start[k] = C.CoinBigIndex(s)
 	}
@@ -476,11 +488,12 @@ func runCLP(p *Problem, a *coinArrays, deadline time.Time, at clpAttempt) clpRun
 		r.err = fmt.Errorf("clp: optimal with secondary status %d", r.secondary)
 		return r
 	}
-	y := make([]float64, len(p.Rows))
+	y := a.y
+	clear(y)
 	for k, v := range r.duals {
 		y[a.rows[k]] = v
 	}
-	if why := optimalityViolation(p, a.merged, a.lo, a.hi, r.x, y); why != "" {
+	if why := optimalityViolation(p, a.merged, a.lo, a.hi, r.x, y, a.d); why != "" {
 		r.err = fmt.Errorf("clp: optimum fails the KKT check: %s", why)
 	}
 	return r

@@ -63,7 +63,7 @@ func readLPText(t *testing.T, path string) *Problem {
 // that CLP without scaling from scratch and the pure-Go backend find.
 func TestCLPSecondaryStatus(t *testing.T) {
 	p := readLPText(t, "testdata/clp-secondary-status-2.txt")
-	a, ok := newCoinArrays(p)
+	a, ok := newCoinArrays(p, &coinWork{})
 	if !ok {
 		t.Fatal("infeasible empty row")
 	}

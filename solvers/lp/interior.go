@@ -120,13 +120,15 @@ func infeasibility(p *Problem, x []float64) string {
 
 const interiorName = "interior"
 
-// Work is memory that Interior keeps from one solve to the next
-// (Options.Work): the problem's arrays and layout, the factorisations'
-// arrays and the iterations' vectors, grown as needed. Answers do not
-// depend on it. A Work serves one solve at a time.
+// Work is memory that Interior and the Coin backend keep from one solve to
+// the next (Options.Work): the problem's arrays and layout, the
+// factorisations' arrays and the iterations' vectors (Interior), the arrays
+// loaded into CLP and its KKT check's (Coin), grown as needed. Answers do
+// not depend on it. A Work serves one solve at a time.
 type Work struct {
-	kkt ipmKKT
-	buf ipmBuf
+	kkt  ipmKKT
+	buf  ipmBuf
+	coin coinWork
 }
 
 // ipmBuf is the memory of an ipmProblem's arrays, its start and its layout,

@@ -21,14 +21,14 @@ const kktTolerance = 1e-6
 //
 // A multiplier counts when it exceeds kktTolerance·(1 + max_j |c_j|); a
 // value sits at a bound within kktTolerance·(1 + |bound| + magnitude of
-// its terms). The Coin backend uses this to catch wrong optima.
-func optimalityViolation(p *Problem, rows [][]Term, lo, hi, x, y []float64) string {
+// its terms). The Coin backend uses this to catch wrong optima. d, of one
+// entry per variable, is overwritten with the reduced costs.
+func optimalityViolation(p *Problem, rows [][]Term, lo, hi, x, y, d []float64) string {
 	sign := p.Sense.sign()
 	cmax := 0.0
-	d := make([]float64, len(p.Vars))
 	for j, v := range p.Vars {
 		d[j] = sign * v.Obj
-		cmax = math.Max(cmax, math.Abs(v.Obj))
+		cmax = max(cmax, math.Abs(v.Obj))
 	}
 	sig := kktTolerance * (1 + cmax)
 	near := func(v, bound, mag float64) bool {
@@ -38,7 +38,7 @@ func optimalityViolation(p *Problem, rows [][]Term, lo, hi, x, y []float64) stri
 		act, mag := 0.0, 0.0
 		for _, t := range r {
 			act += t.Coef * x[t.Var]
-			mag = math.Max(mag, math.Abs(t.Coef*x[t.Var]))
+			mag = max(mag, math.Abs(t.Coef*x[t.Var]))
 			d[t.Var] -= t.Coef * y[i]
 		}
 		L, U := p.Rows[i].Lower, p.Rows[i].Upper

@@ -25,7 +25,7 @@ func TestOptimalityViolation(t *testing.T) {
 		{"suboptimal vertex", []float64{4, 3}, []float64{0, 0, -1}, "reduced cost"},
 	}
 	for _, c := range cases {
-		got := optimalityViolation(p, rows, lo, hi, c.x, c.y)
+		got := optimalityViolation(p, rows, lo, hi, c.x, c.y, make([]float64, len(p.Vars)))
 		if (c.want == "") != (got == "") || !strings.Contains(got, c.want) {
 			t.Errorf("%s: %q, want %q", c.name, got, c.want)
 		}

@@ -186,8 +186,19 @@ type csc struct {
 }
 
 // columns converts the merged rows of p to column-major form.
-func columns(nvars int, rows [][]Term) csc {
-	count := make([]int32, nvars+1)
+func columns(nvars int, rows [][]Term) csc { return columnsIn(nvars, rows, &cscBuf{}) }
+
+// cscBuf is the memory columnsIn fills, kept from one call to the next.
+type cscBuf struct {
+	m    csc
+	next []int32
+}
+
+// columnsIn is columns in the memory of buf (the csc returned is buf's
+// until the next call).
+func columnsIn(nvars int, rows [][]Term, buf *cscBuf) csc {
+	count := take(&buf.m.start, nvars+1)
+	clear(count)
 	for _, r := range rows {
 		for _, t := range r {
 			count[t.Var+1]++
@@ -196,8 +207,9 @@ func columns(nvars int, rows [][]Term) csc {
 	for j := 0; j < nvars; j++ {
 		count[j+1] += count[j]
 	}
-	m := csc{start: count, index: make([]int32, count[nvars]), value: make([]float64, count[nvars])}
-	next := append([]int32(nil), count[:nvars]...)
+	m := csc{start: count, index: take(&buf.m.index, int(count[nvars])), value: take(&buf.m.value, int(count[nvars]))}
+	next := append(buf.next[:0], count[:nvars]...)
+	buf.next = next
 	for i, r := range rows {
 		for _, t := range r {
 			k := next[t.Var]

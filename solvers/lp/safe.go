@@ -30,7 +30,7 @@ func fitCoinRange(p *Problem) (*Problem, coinScaling, error) {
 	sc := coinScaling{obj: 1}
 	big := 0.0
 	for _, v := range p.Vars {
-		big = math.Max(big, math.Abs(v.Obj))
+		big = max(big, math.Abs(v.Obj))
 	}
 	q := p
 	clone := func() {
@@ -59,7 +59,7 @@ func fitCoinRange(p *Problem) (*Problem, coinScaling, error) {
 	for i, r := range p.Rows {
 		big := 0.0
 		for _, t := range r.Coefs {
-			big = math.Max(big, math.Abs(t.Coef))
+			big = max(big, math.Abs(t.Coef))
 		}
 		f := 1.0
 		if big > coinRange {

@@ -48,9 +48,9 @@ type Options struct {
 	// same; on small MIPs with a good MIP start (Start) the search is
 	// faster, and among tied optima another may be returned.
 	Plain bool
-	// Work, when not nil, is memory Interior reuses from one solve to the
-	// next (a caller solving many LPs in turn keeps one); it changes no
-	// answer. Ignored by the other solvers.
+	// Work, when not nil, is memory Interior and the Coin backend reuse
+	// from one solve to the next (a caller solving many LPs in turn keeps
+	// one); it changes no answer. Ignored by the pure-Go backend.
 	Work *Work
 }
 
