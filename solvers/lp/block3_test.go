@@ -89,8 +89,8 @@ func sameBits(t *testing.T, trial int, what string, got, want []float64) {
 	}
 }
 
-// rowDot and rowAdd, written out for rows of three and four terms, are the
-// loops over a row's terms bit for bit, on rows of 0-6 terms with repeated
+// rowDot, rowAdd and rowDotAdd, written out for rows of three and four
+// terms, are the loops over a row's terms bit for bit, on rows of 0-6 terms with repeated
 // variables, signed zeros and magnitudes far apart.
 func TestRowProductsMatchLoopsBitwise(t *testing.T) {
 	t.Parallel()
@@ -125,6 +125,15 @@ func TestRowProductsMatchLoopsBitwise(t *testing.T) {
 		}
 		rowAdd(outGot, r, f)
 		sameBits(t, trial, "rowAdd", outGot, outWant)
+		// rowDotAdd: rowAdd of w·(rowDot/d), returning rowDot.
+		w, d := val(), val()
+		outWant, outGot = slices.Clone(x), slices.Clone(x)
+		g := w * (want / d)
+		for _, t := range r {
+			outWant[t.Var] += t.Coef * g
+		}
+		dot := rowDotAdd(outGot, r, x, w, d)
+		sameBits(t, trial, "rowDotAdd", append(outGot, dot), append(outWant, want))
 	}
 }
 
@@ -172,5 +181,43 @@ func TestArrowSolveOf3MatchesWalkBitwise(t *testing.T) {
 			}
 			sameBits(t, trial, "arrowSolve1", got, want)
 		}
+	}
+}
+
+// subtractColumns' one pass over three columns is the column-by-column
+// loops bit for bit, on values with signed zeros and magnitudes far apart.
+func TestSubtractColumnsMatchesLoopsBitwise(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewPCG(50, 6))
+	val := func() float64 {
+		switch rng.IntN(8) {
+		case 0:
+			return 0
+		case 1:
+			return math.Copysign(0, -1)
+		}
+		return rng.NormFloat64() * math.Pow(10, float64(rng.IntN(17)-8))
+	}
+	for trial := range 500 {
+		n := 1 + trial%9
+		y, h, c := make([]float64, n), make([][]float64, 3), make([]float64, 3)
+		for j := range y {
+			y[j] = val()
+		}
+		for k := range h {
+			c[k] = val()
+			h[k] = make([]float64, n)
+			for j := range h[k] {
+				h[k][j] = val()
+			}
+		}
+		want := slices.Clone(y)
+		for k := range h {
+			for j := range want {
+				want[j] -= h[k][j] * c[k]
+			}
+		}
+		subtractColumns(y, h, c)
+		sameBits(t, trial, "subtractColumns", y, want)
 	}
 }

@@ -230,7 +230,10 @@ type ipmProblem struct {
 	// residuals' work space: its answer's rx and rz, GᵀΩz and Gx (valid
 	// until the next call).
 	rx, rz, gtz, gx []float64
-	buf             *ipmBuf // the memory of q's arrays (a Work's, or its own)
+	// residuals' constants, set by solve once q is equilibrated:
+	// max(1, ‖c‖), max(1, ‖h‖) (weighted by the copies) and Σ w.
+	resx0, resz0, sumW float64
+	buf                *ipmBuf // the memory of q's arrays (a Work's, or its own)
 }
 
 // newIPMProblem builds the inequality form; nil when a row left without
@@ -423,6 +426,11 @@ func (q *ipmProblem) solve(deadline time.Time, w *Work) (Status, []float64, erro
 	}
 	q.bound = terms[:q.nBound]
 	e := q.equilibrate()
+	q.resx0, q.resz0 = max(1, wnorm(q.c, q.v)), max(1, wnorm(q.h, q.w))
+	q.sumW = 0
+	for _, w := range q.w {
+		q.sumW += w
+	}
 	k, err := q.start(w)
 	if err != nil {
 		return Error, nil, err
@@ -483,13 +491,9 @@ func (q *ipmProblem) residuals(st *ipmState) ipmResiduals {
 	r.cx, r.hz = wdot(q.c, st.x, q.v), wdot(q.h, st.z, q.w)
 	r.rt = st.kap + r.cx + r.hz
 	r.gap = wdot(st.s, st.z, q.w)
-	sumW := 0.0
-	for _, w := range q.w {
-		sumW += w
-	}
-	r.mu = (r.gap + st.tau*st.kap) / (sumW + 1)
+	r.mu = (r.gap + st.tau*st.kap) / (q.sumW + 1)
 	nx, ns, nz := wnorm(st.x, q.v), wnorm(st.s, q.w), wnorm(st.z, q.w)
-	resx0, resz0 := max(1, wnorm(q.c, q.v)), max(1, wnorm(q.h, q.w))
+	resx0, resz0 := q.resx0, q.resz0
 	r.pres = wnorm(r.rz, q.w) / max(resz0+nx+ns, 1) / st.tau
 	r.dres = wnorm(r.rx, q.v) / max(resx0+nz, 1) / st.tau
 	pcost, dcost := r.cx/st.tau, -r.hz/st.tau
@@ -549,8 +553,10 @@ type ipmKKT struct {
 	fact   normalFactor
 	n      int
 	d2     []float64
-	// refinedSolve's work space: N·x and the residual.
-	hx, r []float64
+	// refinedSolve's work space: N·x and the residual; gx is G·x of the
+	// answer it returned (normalInto's), valid while gxOK.
+	hx, r, gx []float64
+	gxOK      bool
 	// Work space of step and solve, by slot (see scratch).
 	work [23][]float64
 }
@@ -602,6 +608,17 @@ func (k *ipmKKT) solve(q *ipmProblem, bx, bz []float64, sx, sz int) ([]float64, 
 	}
 	dx := k.normalSolve(q, rhs, k.scratch(sx, k.n))
 	dz := k.scratch(sz, len(bz)) // (G·dx − bz) / d2
+	// G·dx as the refinement's last product computed it, when it did.
+	if k.gxOK {
+		gx := k.gx[:len(bz)]
+		for i := range q.bound {
+			dz[i] = (0.0 + gx[i] - bz[i]) / k.d2[i]
+		}
+		for i := len(q.bound); i < len(q.rows); i++ {
+			dz[i] = (gx[i] - bz[i]) / k.d2[i]
+		}
+		return dx, dz
+	}
 	for i, t := range q.bound {
 		gx := 0.0
 		gx += t.Coef * dx[t.Var]
@@ -646,28 +663,41 @@ const arrowTrust = 1e-8
 // and undoing a round that made it larger. It returns the relative residual
 // ‖rhs − N·x‖∞ / (1 + ‖rhs‖∞) of the answer.
 func (k *ipmKKT) refinedSolve(q *ipmProblem, rhs, x []float64) float64 {
+	k.gxOK = false
 	sol, ok := k.fact.solve(rhs)
 	if !ok {
 		clear(x)
 		return math.Inf(1)
 	}
 	copy(x, sol)
-	k.hx, k.r = grow(k.hx, k.n), grow(k.r, k.n)
+	k.hx, k.r, k.gx = grow(k.hx, k.n), grow(k.r, k.n), grow(k.gx, len(q.rows))
 	bnorm := 1 + normInf(rhs)
 	var d []float64
 	prev := math.Inf(1)
 	for round := 0; ; round++ {
-		hx := q.normalInto(k.hx, x, k.d2)
+		hx := q.normalInto(k.hx, k.gx, x, k.d2)
+		k.gxOK = true
 		r := k.r[:len(hx)]
 		rhs := rhs[:len(hx)]
+		// e = normInf(r), folded in the same order as r is written.
+		e, nan := 0.0, false
 		for j := range r {
-			r[j] = rhs[j] - hx[j]
+			v := rhs[j] - hx[j]
+			r[j] = v
+			if a := math.Abs(v); a > e {
+				e = a
+			} else if a != a {
+				nan = true
+			}
 		}
-		e := normInf(r)
+		if nan {
+			e = math.NaN()
+		}
 		if e > prev { // the last round made it worse: undo it
 			for j := range x {
 				x[j] -= d[j]
 			}
+			k.gxOK = false // x is not the x of k.gx
 			return prev / bnorm
 		}
 		if round == ipmRefine || e == prev || e <= ipmSolveAcc*bnorm || prev < ipmRefineGain*e {
@@ -720,7 +750,7 @@ func (q *ipmProblem) start(w *Work) (*ipmKKT, error) {
 	k := &ipmKKT{}
 	if w != nil { // its factorisations' and vectors' memory; nothing else carries over
 		k = &w.kkt
-		*k = ipmKKT{arrow: k.arrow, dense: k.dense, hx: k.hx, r: k.r, work: k.work}
+		*k = ipmKKT{arrow: k.arrow, dense: k.dense, hx: k.hx, r: k.r, gx: k.gx, work: k.work}
 		if k.arrow != nil {
 			k.arrow.l = nil // the layout's memory is reused: the factor is of another
 		}
@@ -904,21 +934,60 @@ func (q *ipmProblem) gInto(out, x []float64) []float64 {
 
 // normalInto writes GᵀΩD⁻²G·x into out (one entry per variable) and
 // returns it: gInto, a division of each entry by d2, then gtOmegaInto, in
-// one pass over the rows (the same operations in the same order).
-func (q *ipmProblem) normalInto(out, x, d2 []float64) []float64 {
+// one pass over the rows (the same operations in the same order). It
+// writes G·x into gx (one entry per row; a bound row's is its one product,
+// which 0 + gx[i] turns into rowDot's sum).
+func (q *ipmProblem) normalInto(out, gx, x, d2 []float64) []float64 {
 	clear(out)
 	w, d := q.w[:len(q.bound)], d2[:len(q.bound)]
+	gb := gx[:len(q.bound)]
 	for i, t := range q.bound {
 		// A one-term row: its product alone (0 + p is p, up to a zero's
 		// sign, which no entry of out, all starting at +0, can keep).
-		f := w[i] * ((t.Coef * x[t.Var]) / d[i])
+		p := t.Coef * x[t.Var]
+		gb[i] = p
+		f := w[i] * (p / d[i])
 		out[t.Var] += t.Coef * f
 	}
 	for i := len(q.bound); i < len(q.rows); i++ {
-		r := q.rows[i]
-		rowAdd(out, r, q.w[i]*(rowDot(r, x)/d2[i]))
+		gx[i] = rowDotAdd(out, q.rows[i], x, q.w[i], d2[i])
 	}
 	return out
+}
+
+// rowDotAdd is rowAdd(out, r, w·(rowDot(r, x)/d)), returning rowDot(r,
+// x): the same operations in the same order (rows of three and four terms
+// written out).
+func rowDotAdd(out []float64, r []Term, x []float64, w, d float64) float64 {
+	switch len(r) {
+	case 3:
+		r := r[:3]
+		s := 0.0
+		s += r[0].Coef * x[r[0].Var]
+		s += r[1].Coef * x[r[1].Var]
+		s += r[2].Coef * x[r[2].Var]
+		f := w * (s / d)
+		out[r[0].Var] += r[0].Coef * f
+		out[r[1].Var] += r[1].Coef * f
+		out[r[2].Var] += r[2].Coef * f
+		return s
+	case 4:
+		r := r[:4]
+		s := 0.0
+		s += r[0].Coef * x[r[0].Var]
+		s += r[1].Coef * x[r[1].Var]
+		s += r[2].Coef * x[r[2].Var]
+		s += r[3].Coef * x[r[3].Var]
+		f := w * (s / d)
+		out[r[0].Var] += r[0].Coef * f
+		out[r[1].Var] += r[1].Coef * f
+		out[r[2].Var] += r[2].Coef * f
+		out[r[3].Var] += r[3].Coef * f
+		return s
+	}
+	s := rowDot(r, x)
+	rowAdd(out, r, w*(s/d))
+	return s
 }
 
 // rowDot is Σ_t t.Coef·x[t.Var] over row r, summed from 0 in r's order;

@@ -936,13 +936,31 @@ func (f *arrowFactor) solve(rhs []float64) ([]float64, bool) {
 	if !f.smw.solveInPlace(uy) {
 		return nil, false
 	}
-	for k := range f.hinvU {
-		ck, h := uy[k], f.hinvU[k][:len(y)]
+	subtractColumns(y, f.hinvU, uy)
+	return y, true
+}
+
+// subtractColumns subtracts h[k]·c[k] from y for every k, k after k; with
+// three columns (a Gavel LP's three capacity rows) in one pass, each
+// entry's operations in the same order.
+func subtractColumns(y []float64, h [][]float64, c []float64) {
+	if len(h) == 3 {
+		c0, c1, c2 := c[0], c[1], c[2]
+		h0, h1, h2 := h[0][:len(y)], h[1][:len(y)], h[2][:len(y)]
+		for j, v := range y {
+			v -= h0[j] * c0
+			v -= h1[j] * c1
+			v -= h2[j] * c2
+			y[j] = v
+		}
+		return
+	}
+	for k := range h {
+		ck, hk := c[k], h[k][:len(y)]
 		for j := range y {
-			y[j] -= h[j] * ck
+			y[j] -= hk[j] * ck
 		}
 	}
-	return y, true
 }
 
 // addSym adds v to m[i][j] = m[j][i] (the upper triangle gonum stores).
