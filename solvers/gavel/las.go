@@ -77,8 +77,8 @@ func (p *LAS) Allocate(s *models.Snapshot) (models.Allocation, error) {
 		in = in.agnostic(central)
 	}
 	coef := maxMinCoefs(in, p.normaliser)
-	classes := group(in.n(), p.opt.Aggregate, func(i int) keyer {
-		return keyer(nil).num(float64(in.gang(i))).nums(coef[i]).bools(in.can[i])
+	classes := group(in.n(), p.opt.Aggregate, func(k keyer, i int) keyer {
+		return k.num(float64(in.gang(i))).nums(coef[i]).bools(in.can[i])
 	})
 	m := newModel(in, classes, lp.Maximize, central)
 	t, _ := m.maxMin(coef)

@@ -224,13 +224,19 @@ func (m *model) fractions(v []float64) map[models.JobID]map[string]float64 {
 
 // expand gives every job of class c the shares x[c], clipped to [0, 1] (as
 // Gavel clips its solver's answer); zero shares and shares on types where
-// the job cannot run are left out.
+// the job cannot run are left out. The maps are those of the policy's
+// previous allocation, emptied, where in has them: an allocation is the
+// caller's only until the policy's next decision (solvers.Policy).
 func expand(in *instance, classes []class, x [][]float64) map[models.JobID]map[string]float64 {
 	n := 0
 	for _, cl := range classes {
 		n += len(cl.jobs)
 	}
-	fr := make(map[models.JobID]map[string]float64, n) // sized ahead: growing them was a third of a run's allocation
+	fm := in.fractions
+	if fm == nil {
+		fm = &fractionMaps{}
+	}
+	fr := fm.start(n)
 	for c, cl := range classes {
 		for g, v := range x[c] {
 			v = math.Min(v, 1)
@@ -240,13 +246,46 @@ func expand(in *instance, classes []class, x [][]float64) map[models.JobID]map[s
 			for _, i := range cl.jobs {
 				id := in.s.Jobs[i].ID
 				if fr[id] == nil {
-					fr[id] = make(map[string]float64, len(in.types))
+					fr[id] = fm.inner(len(in.types))
 				}
 				fr[id][in.types[g]] = v
 			}
 		}
 	}
 	return fr
+}
+
+// fractionMaps keeps an allocation's maps for the next one: the map by job
+// and the per-job maps, emptied.
+type fractionMaps struct {
+	outer map[models.JobID]map[string]float64
+	free  []map[string]float64
+}
+
+// start empties the last allocation's maps and returns the map by job, for
+// n jobs.
+func (fm *fractionMaps) start(n int) map[models.JobID]map[string]float64 {
+	if fm.outer == nil {
+		fm.outer = make(map[models.JobID]map[string]float64, n) // sized ahead: growing them was a third of a run's allocation
+		return fm.outer
+	}
+	for _, m := range fm.outer {
+		clear(m)
+		fm.free = append(fm.free, m)
+	}
+	clear(fm.outer)
+	return fm.outer
+}
+
+// inner returns an empty per-job map, one of the last allocation's where
+// one is left.
+func (fm *fractionMaps) inner(types int) map[string]float64 {
+	if k := len(fm.free); k > 0 {
+		m := fm.free[k-1]
+		fm.free = fm.free[:k-1]
+		return m
+	}
+	return make(map[string]float64, types)
 }
 
 // yield is Σ_g T[g]·x[g]: a job's throughput under shares x.
