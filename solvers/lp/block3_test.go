@@ -221,3 +221,50 @@ func TestSubtractColumnsMatchesLoopsBitwise(t *testing.T) {
 		sameBits(t, trial, "subtractColumns", y, want)
 	}
 }
+
+// coupling1of3, the coupling term of a block of three with one coupling row
+// and a border of one written out, is couplings' loops bit for bit: the
+// factors of random max-min LPs (a block of three per job, the level t on
+// the border) under random scalings agree in every entry of B⁻¹E and the
+// border, and so in every solve.
+func TestCoupling1of3MatchesLoopsBitwise(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewPCG(50, 7))
+	for trial := range 6 {
+		p := randomSingles(rng, 20+15*trial)
+		q, err := newIPMProblem(p, Copies{}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		l := newArrowLayout(q)
+		d2 := make([]float64, len(q.rows))
+		for i := range d2 {
+			d2[i] = math.Pow(10, 8*rng.Float64()-4)
+		}
+		got, err := factorArrow(q, l, d2, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := newArrowFactor(q, l, nil)
+		want.loops = true
+		if want, err = factorArrow(q, l, d2, want); err != nil {
+			t.Fatal(err)
+		}
+		if got.nb != 1 || !got.of3 {
+			t.Fatalf("trial %d: border %d, of3 %v: want one border variable and blocks of three", trial, got.nb, got.of3)
+		}
+		sameBits(t, trial, "B⁻¹E", got.binvE, want.binvE)
+		sameBits(t, trial, "border", got.border, want.border)
+		rhs := make([]float64, got.n)
+		for j := range rhs {
+			rhs[j] = rng.NormFloat64()
+		}
+		a, okA := got.solve(rhs)
+		a = slices.Clone(a)
+		b, okB := want.solve(rhs)
+		if okA != okB {
+			t.Fatalf("trial %d: verdicts %v and %v", trial, okA, okB)
+		}
+		sameBits(t, trial, "solve", a, b)
+	}
+}

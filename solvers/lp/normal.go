@@ -224,6 +224,7 @@ type arrowFactor struct {
 	border []float64 // F less the coupling rows, then the Schur complement F − EᵀB⁻¹E (nb×nb, upper triangle)
 	schur  chol
 	of3    bool // every block has three variables (a Gavel class on three GPU types)
+	loops  bool // always the general loops, never the written-out cases (tests)
 	// pairs are the local rows' contributions to N: row, target entry (in
 	// u or border, offset by the sections' starts: see accumulate) and
 	// the product of the two coefficients.
@@ -507,6 +508,9 @@ func (f *arrowFactor) couplings(q *ipmProblem, d2 []float64, b, k int, m, be []f
 	if nr == 0 {
 		return nil
 	}
+	if k == 3 && nr == 1 && nb == 1 && !f.loops {
+		return f.coupling1of3(q, d2, rows[0], m, be)
+	}
 	if !cholFlat(m, k) {
 		return errors.New("normal equations: a block is not positive definite")
 	}
@@ -557,6 +561,47 @@ func (f *arrowFactor) couplings(q *ipmProblem, d2 []float64, b, k int, m, be []f
 				f.border[t.at*nb+h] += t.coef * y[j*nb+h]
 			}
 		}
+	}
+	return nil
+}
+
+// coupling1of3 is couplings for a block of three with one coupling row
+// and a border of one (a Gavel class's max-min row and the level t),
+// written out: the same operations in the same order, in registers.
+func (f *arrowFactor) coupling1of3(q *ipmProblem, d2 []float64, row arrowCoupling, m, be []float64) error {
+	if !chol3(m) {
+		return errors.New("normal equations: a block is not positive definite")
+	}
+	var z [3]float64 // Z = M⁻¹gᵀ
+	for _, t := range row.g {
+		z[t.at] = t.coef
+	}
+	solve3Strided(m, z[:], 1)
+	i := row.row
+	c := d2[i] / q.w[i] // C = Ω⁻¹ + g·Z, then its factor
+	s := 0.0
+	for _, t := range row.g {
+		s += t.coef * z[t.at]
+	}
+	c += s
+	if !(c > 0) {
+		return errors.New("normal equations: a coupling block is not positive definite")
+	}
+	c = math.Sqrt(c)
+	y := 0.0 // Y = C⁻¹H
+	for _, t := range row.h {
+		y += t.coef
+	}
+	y = y / c
+	y = y / c
+	be = be[:3] // B⁻¹E = Z·Y, from +0
+	for r := range be {
+		v := 0.0
+		v += z[r] * y
+		be[r] = v
+	}
+	for _, t := range row.h { // HᵀY
+		f.border[0] += t.coef * y
 	}
 	return nil
 }
