@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"time"
 
@@ -47,22 +48,57 @@ type model struct {
 	capRow  []int   // per type
 	shares  []int   // variables that are time shares (x and pair variables)
 	packing []int   // rows that cleaning must keep: time and capacity
+	// mem, when set, is the memory the model's arrays are cut from: a
+	// policy's, kept from one decision to the next (newModelIn).
+	mem *modelMemory
+}
+
+// modelMemory is the memory of a policy's one model a decision, kept for
+// the next decision's: the model's arrays, its policy's rows' terms, and
+// the names of the rows and variables (the same strings decision after
+// decision).
+type modelMemory struct {
+	m      model
+	xs     []int
+	terms  []lp.Term
+	extra  []lp.Term // throughputRow's terms
+	names  *modelNames
+	nnames int      // classes names holds
+	level  []string // maxmin[c] for every c so far
 }
 
 func newModel(in *instance, classes []class, sense lp.Sense, central bool) *model {
-	m := &model{in: in, classes: classes, central: central, p: lp.Problem{Sense: sense}}
+	return newModelIn(nil, in, classes, sense, central)
+}
+
+// newModelIn is newModel in the memory mem (nil: new memory); the model
+// it returns is valid until the next call with the same mem.
+func newModelIn(mem *modelMemory, in *instance, classes []class, sense lp.Sense, central bool) *model {
+	if mem == nil {
+		mem = &modelMemory{}
+	}
+	old := &mem.m
+	m := &model{in: in, classes: classes, central: central, p: lp.Problem{Sense: sense}, mem: mem}
 	nt := len(in.types)
-	m.x = make([][]int, len(classes))
-	xs := make([]int, len(classes)*nt) // every class's x[c], one array
-	m.timeRow = make([]int, len(classes))
-	m.capRow = make([]int, len(in.types))
-	m.p.Vars = make([]lp.Var, 0, len(classes)*nt+1)
-	m.copies.Vars = make([]float64, 0, len(classes)*nt+1)
-	m.p.Rows = make([]lp.Row, 0, len(in.types)+2*len(classes))
-	m.copies.Rows = make([]float64, 0, len(in.types)+2*len(classes))
-	m.shares = make([]int, 0, len(classes)*nt)
-	terms := make([]lp.Term, 0, 2*len(classes)*nt) // the capacity and time rows' terms, one array
-	names := newModelNames(in.types, len(classes))
+	m.x = reuse(old.x, len(classes))[:len(classes)]
+	xs := reuse(mem.xs, len(classes)*nt)[:len(classes)*nt] // every class's x[c], one array
+	mem.xs = xs
+	m.timeRow = reuse(old.timeRow, len(classes))[:len(classes)]
+	m.capRow = reuse(old.capRow, len(in.types))[:len(in.types)]
+	m.p.Vars = reuse(old.p.Vars, len(classes)*nt+1)
+	m.copies.Vars = reuse(old.copies.Vars, len(classes)*nt+1)
+	m.p.Rows = reuse(old.p.Rows, len(in.types)+2*len(classes))
+	m.copies.Rows = reuse(old.copies.Rows, len(in.types)+2*len(classes))
+	m.shares = reuse(old.shares, len(classes)*nt)
+	m.packing = reuse(old.packing, len(in.types)+len(classes))
+	terms := reuse(mem.terms, 2*len(classes)*nt) // the capacity and time rows' terms, one array
+	mem.terms = terms
+	mem.extra = reuse(mem.extra, len(classes)*(nt+1)) // a policy's row a class, over its x and one more variable
+	if mem.names == nil || mem.nnames < len(classes) || !slices.Equal(mem.names.types, in.types) {
+		mem.names, mem.nnames = newModelNames(in.types, len(classes)), len(classes)
+	}
+	names := mem.names
+	names.k = 0
 	for g := range in.types {
 		m.capRow[g] = m.row(names.next(), math.Inf(-1), in.caps[g], 1)
 		m.p.Rows[m.capRow[g]].Coefs = terms[len(terms) : len(terms) : len(terms)+len(classes)]
@@ -90,13 +126,37 @@ func newModel(in *instance, classes []class, sense lp.Sense, central bool) *mode
 	return m
 }
 
+// reuse returns v emptied, with room for n entries: v's memory where it has
+// the room.
+func reuse[T any](v []T, n int) []T {
+	if cap(v) < n {
+		return make([]T, 0, n)
+	}
+	return v[:0]
+}
+
+// keep hands m's arrays, as they grew, to its memory for the next model.
+func (m *model) keep() {
+	m.mem.m = *m
+}
+
+// levelName is "maxmin[c]", from the memory's names where it has them.
+func (m *model) levelName(c int) string {
+	mem := m.mem
+	for len(mem.level) <= c {
+		mem.level = append(mem.level, "maxmin["+strconv.Itoa(len(mem.level))+"]")
+	}
+	return mem.level[c]
+}
+
 // modelNames are the names of newModel's rows and variables in the order
 // it adds them — cap[g] for every type, then for every class c time[c] and
 // x[c,g] for every type — cut from one string.
 type modelNames struct {
-	all  string
-	ends []int
-	k    int
+	types []string
+	all   string
+	ends  []int
+	k     int
 }
 
 func newModelNames(types []string, classes int) *modelNames {
@@ -114,7 +174,7 @@ func newModelNames(types []string, classes int) *modelNames {
 			ends = append(ends, len(b))
 		}
 	}
-	return &modelNames{all: string(b), ends: ends}
+	return &modelNames{types: slices.Clone(types), all: string(b), ends: ends}
 }
 
 // next returns the next name.
@@ -163,7 +223,15 @@ func (m *model) add(r, v int, coef float64) {
 // terms) with bounds lo and hi.
 func (m *model) throughputRow(name string, c int, coef []float64, lo, hi float64) int {
 	r := m.row(name, lo, hi, m.classes[c].size())
-	m.p.Rows[r].Coefs = make([]lp.Term, 0, len(m.x[c])+1) // the caller's terms: usually one
+	// The caller's terms: usually one. Cut from the memory's array while
+	// it has room (a row whose terms outgrow their room moves).
+	mem := m.mem
+	if n := len(mem.extra); cap(mem.extra)-n >= len(m.x[c])+1 {
+		mem.extra = mem.extra[:n+len(m.x[c])+1]
+		m.p.Rows[r].Coefs = mem.extra[n:n:len(mem.extra)]
+	} else {
+		m.p.Rows[r].Coefs = make([]lp.Term, 0, len(m.x[c])+1)
+	}
 	for g, v := range m.x[c] {
 		if v >= 0 && coef[g] != 0 {
 			m.add(r, v, coef[g])
