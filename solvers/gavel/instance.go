@@ -41,7 +41,7 @@ func newInstance(policy string, s *models.Snapshot) (*instance, error) {
 		can := make([]bool, len(in.types))
 		any := false
 		for g, name := range in.types {
-			row[g] = s.Throughput(&j.Job, name)
+			row[g] = s.ThroughputOf(j, name) // from the row the simulator attached, without a lookup by key
 			can[g] = row[g] > 0
 			any = any || can[g]
 		}
