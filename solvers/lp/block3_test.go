@@ -268,3 +268,43 @@ func TestCoupling1of3MatchesLoopsBitwise(t *testing.T) {
 		sameBits(t, trial, "solve", a, b)
 	}
 }
+
+// rowDots3 and wdot2, which sum independent products in one loop, are
+// rowDot and wdot bit for bit, each sum on its own.
+func TestInterleavedSumsMatchLoopsBitwise(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewPCG(50, 8))
+	val := func() float64 {
+		switch rng.IntN(8) {
+		case 0:
+			return 0
+		case 1:
+			return math.Copysign(0, -1)
+		}
+		return rng.NormFloat64() * math.Pow(10, float64(rng.IntN(17)-8))
+	}
+	vec := func(n int) []float64 {
+		v := make([]float64, n)
+		for i := range v {
+			v[i] = val()
+		}
+		return v
+	}
+	for trial := range 1000 {
+		x := vec(9)
+		k := trial % 12
+		var rows [3][]Term
+		for r := range rows {
+			rows[r] = make([]Term, k)
+			for i := range rows[r] {
+				rows[r][i] = Term{Var: rng.IntN(len(x)), Coef: val()}
+			}
+		}
+		s0, s1, s2 := rowDots3(rows[0], rows[1], rows[2], x)
+		sameBits(t, trial, "rowDots3", []float64{s0, s1, s2}, []float64{rowDot(rows[0], x), rowDot(rows[1], x), rowDot(rows[2], x)})
+		n1, n2 := trial%7, (trial/7)%7
+		a1, b1, w1, a2, b2, w2 := vec(n1), vec(n1), vec(n1), vec(n2), vec(n2), vec(n2)
+		d1, d2 := wdot2(a1, b1, w1, a2, b2, w2)
+		sameBits(t, trial, "wdot2", []float64{d1, d2}, []float64{wdot(a1, b1, w1), wdot(a2, b2, w2)})
+	}
+}

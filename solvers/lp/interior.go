@@ -477,25 +477,40 @@ func (q *ipmProblem) residuals(st *ipmState) ipmResiduals {
 	}
 	r := ipmResiduals{rx: q.rx, rz: q.rz, relgap: math.NaN(), pinf: math.NaN(), dinf: math.NaN()}
 	gtz := q.gtOmegaInto(q.gtz, st.z)
-	hresx := 0.0
-	for j := range r.rx {
-		r.rx[j] = -gtz[j]/q.v[j] - q.c[j]*st.tau
-		hresx += q.v[j] * sq(gtz[j]/q.v[j])
-	}
 	gx := q.gInto(q.gx, st.x)
-	hresz := 0.0
-	for i := range r.rz {
-		hresz += q.w[i] * sq(st.s[i]+gx[i])
-		r.rz[i] = st.s[i] + gx[i] - q.h[i]*st.tau
+	// Every sum below is the loop of wdot (or wnorm) it stands for, term
+	// by term in index order; the sums over the same index share a loop,
+	// which lets their additions overlap.
+	hresx, cx, xx, rxx := 0.0, 0.0, 0.0, 0.0
+	v, c, x := q.v[:n], q.c[:n], st.x[:n]
+	for j, rx := range r.rx[:n] {
+		rx = -gtz[j]/v[j] - c[j]*st.tau
+		r.rx[j] = rx
+		hresx += v[j] * sq(gtz[j]/v[j])
+		cx += v[j] * c[j] * x[j]
+		xx += v[j] * x[j] * x[j]
+		rxx += v[j] * rx * rx
 	}
-	r.cx, r.hz = wdot(q.c, st.x, q.v), wdot(q.h, st.z, q.w)
+	hresz, hz, gap, ss, zz, rzz := 0.0, 0.0, 0.0, 0.0, 0.0, 0.0
+	w, h, sv, z, gxm := q.w[:m], q.h[:m], st.s[:m], st.z[:m], gx[:m]
+	for i := range r.rz[:m] {
+		hresz += w[i] * sq(sv[i]+gxm[i])
+		rz := sv[i] + gxm[i] - h[i]*st.tau
+		r.rz[i] = rz
+		hz += w[i] * h[i] * z[i]
+		gap += w[i] * sv[i] * z[i]
+		ss += w[i] * sv[i] * sv[i]
+		zz += w[i] * z[i] * z[i]
+		rzz += w[i] * rz * rz
+	}
+	r.cx, r.hz = cx, hz
 	r.rt = st.kap + r.cx + r.hz
-	r.gap = wdot(st.s, st.z, q.w)
+	r.gap = gap
 	r.mu = (r.gap + st.tau*st.kap) / (q.sumW + 1)
-	nx, ns, nz := wnorm(st.x, q.v), wnorm(st.s, q.w), wnorm(st.z, q.w)
+	nx, ns, nz := math.Sqrt(xx), math.Sqrt(ss), math.Sqrt(zz)
 	resx0, resz0 := q.resx0, q.resz0
-	r.pres = wnorm(r.rz, q.w) / max(resz0+nx+ns, 1) / st.tau
-	r.dres = wnorm(r.rx, q.v) / max(resx0+nz, 1) / st.tau
+	r.pres = math.Sqrt(rzz) / max(resz0+nx+ns, 1) / st.tau
+	r.dres = math.Sqrt(rxx) / max(resx0+nz, 1) / st.tau
 	pcost, dcost := r.cx/st.tau, -r.hz/st.tau
 	switch {
 	case pcost < 0:
@@ -824,12 +839,14 @@ func (k *ipmKKT) step(q *ipmProblem, st *ipmState, rx, rz []float64, rt, mu floa
 		bz[i] = -rz[i] + st.s[i]
 	}
 	dx2, dz2 := k.solve(q, rx, bz, 19, 20)
-	denom := st.kap/st.tau - wdot(q.c, dx1, q.v) - wdot(q.h, dz1, q.w)
+	cdx1, hdz1 := wdot2(q.c, dx1, q.v, q.h, dz1, q.w)
+	denom := st.kap/st.tau - cdx1 - hdz1
 	if denom == 0 || math.IsNaN(denom) {
 		return errors.New("degenerate τ equation")
 	}
 	// Affine (predictor) direction.
-	dtauA := (rt - st.kap + wdot(q.c, dx2, q.v) + wdot(q.h, dz2, q.w)) / denom
+	cdx2, hdz2 := wdot2(q.c, dx2, q.v, q.h, dz2, q.w)
+	dtauA := (rt - st.kap + cdx2 + hdz2) / denom
 	wdzA := k.scratch(5, m)
 	dsA := k.scratch(6, m) // W⁻¹·ds
 	for i := range wdzA {
@@ -851,7 +868,8 @@ func (k *ipmKKT) step(q *ipmProblem, st *ipmState, rx, rz []float64, rt, mu floa
 	}
 	dx2, dz2 = k.solve(q, bx, bz, 21, 22)
 	bkap := st.kap*st.tau + dkapA*dtauA - sigma*mu
-	dtau := ((1-sigma)*rt - bkap/st.tau + wdot(q.c, dx2, q.v) + wdot(q.h, dz2, q.w)) / denom
+	cdx2, hdz2 = wdot2(q.c, dx2, q.v, q.h, dz2, q.w)
+	dtau := ((1-sigma)*rt - bkap/st.tau + cdx2 + hdz2) / denom
 	dx := k.scratch(9, len(dx2))
 	for j := range dx {
 		dx[j] = dx2[j] + dtau*dx1[j]
@@ -926,10 +944,38 @@ func (q *ipmProblem) g(x []float64) []float64 { return q.gInto(make([]float64, l
 
 // gInto writes G·x into out (one entry per row) and returns it.
 func (q *ipmProblem) gInto(out, x []float64) []float64 {
-	for i, r := range q.rows {
-		out[i] = rowDot(r, x)
+	for i := 0; i < len(q.rows); i++ {
+		if k := wideRun(q.rows, i); k == 3 {
+			out[i], out[i+1], out[i+2] = rowDots3(q.rows[i], q.rows[i+1], q.rows[i+2], x)
+			i += 2
+			continue
+		}
+		out[i] = rowDot(q.rows[i], x)
 	}
 	return out
+}
+
+// wideRun is 3 when rows i, i+1 and i+2 have the same number of terms, more
+// than four (a Gavel LP's three capacity rows, a term a class each), else 1.
+func wideRun(rows [][]Term, i int) int {
+	if i+2 < len(rows) && len(rows[i]) > 4 && len(rows[i+1]) == len(rows[i]) && len(rows[i+2]) == len(rows[i]) {
+		return 3
+	}
+	return 1
+}
+
+// rowDots3 is rowDot of three rows of the same length, in one loop (their
+// sums are independent: so their additions overlap), each summed from 0 in
+// its row's order.
+func rowDots3(r0, r1, r2 []Term, x []float64) (float64, float64, float64) {
+	r1, r2 = r1[:len(r0)], r2[:len(r0)]
+	s0, s1, s2 := 0.0, 0.0, 0.0
+	for k, t := range r0 {
+		s0 += t.Coef * x[t.Var]
+		s1 += r1[k].Coef * x[r1[k].Var]
+		s2 += r2[k].Coef * x[r2[k].Var]
+	}
+	return s0, s1, s2
 }
 
 // normalInto writes GᵀΩD⁻²G·x into out (one entry per variable) and
@@ -950,6 +996,14 @@ func (q *ipmProblem) normalInto(out, gx, x, d2 []float64) []float64 {
 		out[t.Var] += t.Coef * f
 	}
 	for i := len(q.bound); i < len(q.rows); i++ {
+		if k := wideRun(q.rows, i); k == 3 { // their products first: they read x alone
+			gx[i], gx[i+1], gx[i+2] = rowDots3(q.rows[i], q.rows[i+1], q.rows[i+2], x)
+			for j := i; j < i+3; j++ {
+				rowAdd(out, q.rows[j], q.w[j]*(gx[j]/d2[j]))
+			}
+			i += 2
+			continue
+		}
 		gx[i] = rowDotAdd(out, q.rows[i], x, q.w[i], d2[i])
 	}
 	return out
@@ -1062,6 +1116,27 @@ func wdot(a, b, w []float64) float64 {
 		s += w[i] * a[i] * b[i]
 	}
 	return s
+}
+
+// wdot2 is wdot(a1, b1, w1) and wdot(a2, b2, w2), each summed in index
+// order as wdot sums, in one loop over their common length (so that their
+// additions overlap) and the longer one's tail.
+func wdot2(a1, b1, w1, a2, b2, w2 []float64) (float64, float64) {
+	n := min(len(a1), len(a2))
+	a1, b1, w1 = a1[:len(a1)], b1[:len(a1)], w1[:len(a1)]
+	a2, b2, w2 = a2[:len(a2)], b2[:len(a2)], w2[:len(a2)]
+	s1, s2 := 0.0, 0.0
+	for i := 0; i < n; i++ {
+		s1 += w1[i] * a1[i] * b1[i]
+		s2 += w2[i] * a2[i] * b2[i]
+	}
+	for i := n; i < len(a1); i++ {
+		s1 += w1[i] * a1[i] * b1[i]
+	}
+	for i := n; i < len(a2); i++ {
+		s2 += w2[i] * a2[i] * b2[i]
+	}
+	return s1, s2
 }
 
 // wnorm is √(Σ w_i a_i²).

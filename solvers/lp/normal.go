@@ -975,8 +975,12 @@ func (f *arrowFactor) solve(rhs []float64) ([]float64, bool) {
 		return y, true
 	}
 	uy := f.uy
-	for k := range f.u2 {
-		uy[k] = sparseDot(f.uTerm[k], y)
+	if len(f.uTerm) == 3 && len(f.uTerm[1]) == len(f.uTerm[0]) && len(f.uTerm[2]) == len(f.uTerm[0]) {
+		uy[0], uy[1], uy[2] = rowDots3(f.uTerm[0], f.uTerm[1], f.uTerm[2], y)
+	} else {
+		for k := range f.u2 {
+			uy[k] = sparseDot(f.uTerm[k], y)
+		}
 	}
 	if !f.smw.solveInPlace(uy) {
 		return nil, false
