@@ -306,18 +306,21 @@ func expand(in *instance, classes []class, x [][]float64) map[models.JobID]map[s
 	}
 	fr := fm.start(n)
 	for c, cl := range classes {
+		any := false
 		for g, v := range x[c] {
-			v = math.Min(v, 1)
-			if v <= 0 || !in.runs(cl.rep(), g) {
-				continue
-			}
-			for _, i := range cl.jobs {
-				id := in.s.Jobs[i].ID
-				if fr[id] == nil {
-					fr[id] = fm.inner(len(in.types))
+			any = any || (math.Min(v, 1) > 0 && in.runs(cl.rep(), g))
+		}
+		if !any {
+			continue
+		}
+		for _, i := range cl.jobs { // each job's map filled at once
+			m := fm.inner(len(in.types))
+			for g, v := range x[c] {
+				if v = math.Min(v, 1); v > 0 && in.runs(cl.rep(), g) {
+					m[in.types[g]] = v
 				}
-				fr[id][in.types[g]] = v
 			}
+			fr[in.s.Jobs[i].ID] = m
 		}
 	}
 	return fr

@@ -136,6 +136,7 @@ type ipmBuf struct {
 	fixed, h, w, c, v, e, colMax, rowMax []float64
 	rx, rz, gtz, gx                      []float64
 	ones, x, gx0, r, vc, lam, z, s, zs   []float64
+	div                                  []float64
 	rows, merged                         [][]Term
 	mergedTerms                          []Term
 	free, idx                            []int
@@ -373,12 +374,24 @@ func (q *ipmProblem) equilibrate() []float64 {
 		e[k] = 1
 	}
 	colMax, rowMax := take(&q.buf.colMax, n), take(&q.buf.rowMax, m)
+	nnz := 0
+	for _, r := range q.rows {
+		nnz += len(r)
+	}
+	div := take(&q.buf.div, nnz)[:0] // each term's max(1, v_x/w_r), term after term
+	for i, r := range q.rows {
+		for _, t := range r {
+			div = append(div, max(1, q.v[t.Var]/q.w[i]))
+		}
+	}
 	for range ipmEquilRounds {
 		clear(colMax)
 		clear(rowMax)
+		at := 0
 		for i, r := range q.rows {
 			for _, t := range r {
-				a := math.Abs(t.Coef / max(1, q.v[t.Var]/q.w[i]))
+				a := math.Abs(t.Coef / div[at])
+				at++
 				colMax[t.Var] = max(colMax[t.Var], a)
 				rowMax[i] = max(rowMax[i], a)
 			}
