@@ -870,14 +870,14 @@ func (k *ipmKKT) step(q *ipmProblem, st *ipmState, rx, rz []float64, rt, mu floa
 	alphaA := stepLength(lam, dsA, wdzA, st.tau, dtauA, st.kap, dkapA)
 	sigma := min(ipmSigmaMax, max(ipmSigmaMin, math.Pow(1-alphaA, 3)))
 	// Combined (corrector) direction.
-	ds1 := k.scratch(7, m)
+	ds1 := k.scratch(7, m) // (λ∘λ + W⁻¹ds∘Wdz − σμ) / λ, divided once for both uses
 	bx := k.scratch(8, len(rx))
 	for j := range bx {
 		bx[j] = (1 - sigma) * rx[j]
 	}
 	for i := range ds1 {
-		ds1[i] = lam[i]*lam[i] + dsA[i]*wdzA[i] - sigma*mu
-		bz[i] = -(1-sigma)*rz[i] + w[i]*(ds1[i]/lam[i])
+		ds1[i] = (lam[i]*lam[i] + dsA[i]*wdzA[i] - sigma*mu) / lam[i]
+		bz[i] = -(1-sigma)*rz[i] + w[i]*ds1[i]
 	}
 	dx2, dz2 = k.solve(q, bx, bz, 21, 22)
 	bkap := st.kap*st.tau + dkapA*dtauA - sigma*mu
@@ -893,7 +893,7 @@ func (k *ipmKKT) step(q *ipmProblem, st *ipmState, rx, rz []float64, rt, mu floa
 	for i := range dz {
 		dz[i] = dz2[i] + dtau*dz1[i]
 		wdz[i] = w[i] * dz[i]
-		dsW[i] = -(ds1[i]/lam[i] + wdz[i])
+		dsW[i] = -(ds1[i] + wdz[i])
 	}
 	dkap := -(bkap + st.kap*dtau) / st.tau
 	alpha := stepLength(lam, dsW, wdz, st.tau, dtau, st.kap, dkap) * ipmGamma
