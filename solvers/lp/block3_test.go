@@ -89,7 +89,7 @@ func sameBits(t *testing.T, trial int, what string, got, want []float64) {
 	}
 }
 
-// rowDot, rowAdd and rowDotAdd, written out for rows of three and four
+// rowDot, rowAdd, rowsDotAdd and rowsAddScaled, written out for rows of three and four
 // terms, are the loops over a row's terms bit for bit, on rows of 0-6 terms with repeated
 // variables, signed zeros and magnitudes far apart.
 func TestRowProductsMatchLoopsBitwise(t *testing.T) {
@@ -125,15 +125,24 @@ func TestRowProductsMatchLoopsBitwise(t *testing.T) {
 		}
 		rowAdd(outGot, r, f)
 		sameBits(t, trial, "rowAdd", outGot, outWant)
-		// rowDotAdd: rowAdd of w·(rowDot/d), returning rowDot.
+		// rowsAddScaled on one row: rowAdd of w·(b/d).
+		sw, sb, sd := val(), val(), val()
+		outWant, outGot = slices.Clone(x), slices.Clone(x)
+		for _, t := range r {
+			outWant[t.Var] += t.Coef * (sw * (sb / sd))
+		}
+		rowsAddScaled(outGot, [][]Term{r}, []float64{sw}, []float64{sb}, []float64{sd})
+		sameBits(t, trial, "rowsAddScaled", outGot, outWant)
+		// rowsDotAdd on one row: rowAdd of w·(rowDot/d), and rowDot.
 		w, d := val(), val()
 		outWant, outGot = slices.Clone(x), slices.Clone(x)
 		g := w * (want / d)
 		for _, t := range r {
 			outWant[t.Var] += t.Coef * g
 		}
-		dot := rowDotAdd(outGot, r, x, w, d)
-		sameBits(t, trial, "rowDotAdd", append(outGot, dot), append(outWant, want))
+		dot := make([]float64, 1)
+		rowsDotAdd(outGot, dot, [][]Term{r}, x, []float64{w}, []float64{d})
+		sameBits(t, trial, "rowsDotAdd", append(outGot, dot[0]), append(outWant, want))
 	}
 }
 

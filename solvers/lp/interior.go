@@ -627,10 +627,8 @@ func (k *ipmKKT) solve(q *ipmProblem, bx, bz []float64, sx, sz int) ([]float64, 
 	for i, t := range q.bound {
 		gt[t.Var] += t.Coef * (q.w[i] * (bz[i] / k.d2[i]))
 	}
-	for i := len(q.bound); i < len(q.rows); i++ {
-		f := q.w[i] * (bz[i] / k.d2[i])
-		rowAdd(gt, q.rows[i], f)
-	}
+	nb := len(q.bound)
+	rowsAddScaled(gt, q.rows[nb:], q.w[nb:], bz[nb:], k.d2[nb:])
 	for j := range rhs {
 		rhs[j] += gt[j]
 	}
@@ -1008,53 +1006,83 @@ func (q *ipmProblem) normalInto(out, gx, x, d2 []float64) []float64 {
 		f := w[i] * (p / d[i])
 		out[t.Var] += t.Coef * f
 	}
-	for i := len(q.bound); i < len(q.rows); i++ {
-		if k := wideRun(q.rows, i); k == 3 { // their products first: they read x alone
-			gx[i], gx[i+1], gx[i+2] = rowDots3(q.rows[i], q.rows[i+1], q.rows[i+2], x)
-			for j := i; j < i+3; j++ {
-				rowAdd(out, q.rows[j], q.w[j]*(gx[j]/d2[j]))
-			}
-			i += 2
-			continue
-		}
-		gx[i] = rowDotAdd(out, q.rows[i], x, q.w[i], d2[i])
-	}
+	nb := len(q.bound)
+	rowsDotAdd(out, gx[nb:], q.rows[nb:], x, q.w[nb:], d2[nb:])
 	return out
 }
 
-// rowDotAdd is rowAdd(out, r, w·(rowDot(r, x)/d)), returning rowDot(r,
-// x): the same operations in the same order (rows of three and four terms
-// written out).
-func rowDotAdd(out []float64, r []Term, x []float64, w, d float64) float64 {
-	switch len(r) {
-	case 3:
-		r := r[:3]
-		s := 0.0
-		s += r[0].Coef * x[r[0].Var]
-		s += r[1].Coef * x[r[1].Var]
-		s += r[2].Coef * x[r[2].Var]
-		f := w * (s / d)
-		out[r[0].Var] += r[0].Coef * f
-		out[r[1].Var] += r[1].Coef * f
-		out[r[2].Var] += r[2].Coef * f
-		return s
-	case 4:
-		r := r[:4]
-		s := 0.0
-		s += r[0].Coef * x[r[0].Var]
-		s += r[1].Coef * x[r[1].Var]
-		s += r[2].Coef * x[r[2].Var]
-		s += r[3].Coef * x[r[3].Var]
-		f := w * (s / d)
-		out[r[0].Var] += r[0].Coef * f
-		out[r[1].Var] += r[1].Coef * f
-		out[r[2].Var] += r[2].Coef * f
-		out[r[3].Var] += r[3].Coef * f
-		return s
+// rowsDotAdd does, for each row i in order, gx[i] = rowDot(rows[i], x)
+// and rowAdd(out, rows[i], w[i]·(gx[i]/d2[i])): the same operations in the
+// same order, rows of three and four terms written out, and the products
+// of three wide rows of one length in a row (wideRun) taken together
+// before their additions (they read x alone).
+func rowsDotAdd(out, gx []float64, rows [][]Term, x, w, d2 []float64) {
+	gx, w, d2 = gx[:len(rows)], w[:len(rows)], d2[:len(rows)]
+	for i := 0; i < len(rows); i++ {
+		switch r := rows[i]; len(r) {
+		case 3:
+			r := r[:3]
+			s := 0.0
+			s += r[0].Coef * x[r[0].Var]
+			s += r[1].Coef * x[r[1].Var]
+			s += r[2].Coef * x[r[2].Var]
+			gx[i] = s
+			f := w[i] * (s / d2[i])
+			out[r[0].Var] += r[0].Coef * f
+			out[r[1].Var] += r[1].Coef * f
+			out[r[2].Var] += r[2].Coef * f
+		case 4:
+			r := r[:4]
+			s := 0.0
+			s += r[0].Coef * x[r[0].Var]
+			s += r[1].Coef * x[r[1].Var]
+			s += r[2].Coef * x[r[2].Var]
+			s += r[3].Coef * x[r[3].Var]
+			gx[i] = s
+			f := w[i] * (s / d2[i])
+			out[r[0].Var] += r[0].Coef * f
+			out[r[1].Var] += r[1].Coef * f
+			out[r[2].Var] += r[2].Coef * f
+			out[r[3].Var] += r[3].Coef * f
+		default:
+			if wideRun(rows, i) == 3 {
+				gx[i], gx[i+1], gx[i+2] = rowDots3(r, rows[i+1], rows[i+2], x)
+				for j := i; j < i+3; j++ {
+					rowAdd(out, rows[j], w[j]*(gx[j]/d2[j]))
+				}
+				i += 2
+				continue
+			}
+			gx[i] = rowDot(r, x)
+			rowAdd(out, r, w[i]*(gx[i]/d2[i]))
+		}
 	}
-	s := rowDot(r, x)
-	rowAdd(out, r, w*(s/d))
-	return s
+}
+
+// rowsAddScaled does rowAdd(out, rows[i], w[i]·(b[i]/d[i])) for each row i
+// in order (rows of three and four terms written out, as rowAdd).
+func rowsAddScaled(out []float64, rows [][]Term, w, b, d []float64) {
+	w, b, d = w[:len(rows)], b[:len(rows)], d[:len(rows)]
+	for i, r := range rows {
+		f := w[i] * (b[i] / d[i])
+		switch len(r) {
+		case 3:
+			r := r[:3]
+			out[r[0].Var] += r[0].Coef * f
+			out[r[1].Var] += r[1].Coef * f
+			out[r[2].Var] += r[2].Coef * f
+		case 4:
+			r := r[:4]
+			out[r[0].Var] += r[0].Coef * f
+			out[r[1].Var] += r[1].Coef * f
+			out[r[2].Var] += r[2].Coef * f
+			out[r[3].Var] += r[3].Coef * f
+		default:
+			for _, t := range r {
+				out[t.Var] += t.Coef * f
+			}
+		}
+	}
 }
 
 // rowDot is Σ_t t.Coef·x[t.Var] over row r, summed from 0 in r's order;
