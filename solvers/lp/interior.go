@@ -955,13 +955,24 @@ func (q *ipmProblem) g(x []float64) []float64 { return q.gInto(make([]float64, l
 
 // gInto writes G·x into out (one entry per row) and returns it.
 func (q *ipmProblem) gInto(out, x []float64) []float64 {
-	for i := 0; i < len(q.rows); i++ {
-		if k := wideRun(q.rows, i); k == 3 {
-			out[i], out[i+1], out[i+2] = rowDots3(q.rows[i], q.rows[i+1], q.rows[i+2], x)
-			i += 2
-			continue
+	rows := q.rows
+	out = out[:len(rows)]
+	for i := 0; i < len(rows); i++ {
+		switch r := rows[i]; len(r) {
+		case 1: // rowDot's sum, written out for a bound's row
+			s := 0.0
+			s += r[0].Coef * x[r[0].Var]
+			out[i] = s
+		case 3, 4:
+			out[i] = rowDot(r, x)
+		default:
+			if wideRun(rows, i) == 3 {
+				out[i], out[i+1], out[i+2] = rowDots3(r, rows[i+1], rows[i+2], x)
+				i += 2
+				continue
+			}
+			out[i] = rowDot(r, x)
 		}
-		out[i] = rowDot(q.rows[i], x)
 	}
 	return out
 }

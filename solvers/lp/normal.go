@@ -402,19 +402,28 @@ func (f *arrowFactor) accumulate(q *ipmProblem, d2 []float64) {
 	clear(f.m)
 	clear(f.border)
 	nu := len(f.u)
+	u, mm := f.u, f.m[:len(f.u)]
 	for k, i := range f.l.local {
 		w := q.w[i] / d2[i]
-		coupled := f.coupled[k]
-		for _, p := range f.pairs[f.rowAt[k]:f.rowAt[k+1]] {
+		pairs := f.pairs[f.rowAt[k]:f.rowAt[k+1]]
+		if f.coupled[k] { // the same sums as below, the test of the row's kind out of the loop
+			for _, p := range pairs {
+				v := w * p.prod
+				if at := int(p.at); at >= nu {
+					f.border[at-nu] += v
+				} else {
+					u[at] += v
+				}
+			}
+			continue
+		}
+		for _, p := range pairs {
 			v := w * p.prod
-			switch at := int(p.at); {
-			case at >= nu:
+			if at := int(p.at); at >= nu {
 				f.border[at-nu] += v
-			case coupled:
-				f.u[at] += v
-			default:
-				f.u[at] += v
-				f.m[at] += v
+			} else {
+				u[at] += v
+				mm[at] += v
 			}
 		}
 	}
