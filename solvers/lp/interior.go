@@ -390,7 +390,11 @@ func (q *ipmProblem) equilibrate() []float64 {
 		at := 0
 		for i, r := range q.rows {
 			for _, t := range r {
-				a := math.Abs(t.Coef / div[at])
+				a := t.Coef
+				if dv := div[at]; dv != 1 { // x/1 is x: most terms skip the division
+					a /= dv
+				}
+				a = math.Abs(a)
 				at++
 				colMax[t.Var] = max(colMax[t.Var], a)
 				rowMax[i] = max(rowMax[i], a)
