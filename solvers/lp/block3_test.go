@@ -89,13 +89,10 @@ func sameBits(t *testing.T, trial int, what string, got, want []float64) {
 	}
 }
 
-// rowDot, rowAdd, rowsDotAdd and rowsAddScaled, written out for rows of three and four
-// terms, are the loops over a row's terms bit for bit, on rows of 0-6 terms with repeated
-// variables, signed zeros and magnitudes far apart.
-func TestRowProductsMatchLoopsBitwise(t *testing.T) {
-	t.Parallel()
-	rng := rand.New(rand.NewPCG(50, 4))
-	val := func() float64 {
+// oddValues draws values for the bitwise tests: zeros of both signs and
+// magnitudes far apart.
+func oddValues(rng *rand.Rand) func() float64 {
+	return func() float64 {
 		switch rng.IntN(8) {
 		case 0:
 			return 0
@@ -104,6 +101,15 @@ func TestRowProductsMatchLoopsBitwise(t *testing.T) {
 		}
 		return rng.NormFloat64() * math.Pow(10, float64(rng.IntN(17)-8))
 	}
+}
+
+// rowDot, rowsAddScaled and rowsDotAdd, written out for rows of three and
+// four terms, are the loops over a row's terms bit for bit, on rows of 0-6
+// terms with repeated variables, signed zeros and magnitudes far apart.
+func TestRowProductsMatchLoopsBitwise(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewPCG(50, 4))
+	val := oddValues(rng)
 	for trial := range 3000 {
 		x := make([]float64, 5)
 		for i := range x {
@@ -118,22 +124,21 @@ func TestRowProductsMatchLoopsBitwise(t *testing.T) {
 			want += t.Coef * x[t.Var]
 		}
 		sameBits(t, trial, "rowDot", []float64{rowDot(r, x)}, []float64{want})
-		f := val()
-		outWant, outGot := slices.Clone(x), slices.Clone(x)
-		for _, t := range r {
-			outWant[t.Var] += t.Coef * f
-		}
-		rowAdd(outGot, r, f)
-		sameBits(t, trial, "rowAdd", outGot, outWant)
-		// rowsAddScaled on one row: rowAdd of w·(b/d).
+		// rowsAddScaled on one row, with w·(b/d) and with w·b.
 		sw, sb, sd := val(), val(), val()
-		outWant, outGot = slices.Clone(x), slices.Clone(x)
+		outWant, outGot := slices.Clone(x), slices.Clone(x)
 		for _, t := range r {
 			outWant[t.Var] += t.Coef * (sw * (sb / sd))
 		}
 		rowsAddScaled(outGot, [][]Term{r}, []float64{sw}, []float64{sb}, []float64{sd})
 		sameBits(t, trial, "rowsAddScaled", outGot, outWant)
-		// rowsDotAdd on one row: rowAdd of w·(rowDot/d), and rowDot.
+		outWant, outGot = slices.Clone(x), slices.Clone(x)
+		for _, t := range r {
+			outWant[t.Var] += t.Coef * (sw * sb)
+		}
+		rowsAddScaled(outGot, [][]Term{r}, []float64{sw}, []float64{sb}, nil)
+		sameBits(t, trial, "rowsAddScaled without d", outGot, outWant)
+		// rowsDotAdd on one row: rowDot, and the row times w·(rowDot/d).
 		w, d := val(), val()
 		outWant, outGot = slices.Clone(x), slices.Clone(x)
 		g := w * (want / d)
@@ -198,15 +203,7 @@ func TestArrowSolveOf3MatchesWalkBitwise(t *testing.T) {
 func TestSubtractColumnsMatchesLoopsBitwise(t *testing.T) {
 	t.Parallel()
 	rng := rand.New(rand.NewPCG(50, 6))
-	val := func() float64 {
-		switch rng.IntN(8) {
-		case 0:
-			return 0
-		case 1:
-			return math.Copysign(0, -1)
-		}
-		return rng.NormFloat64() * math.Pow(10, float64(rng.IntN(17)-8))
-	}
+	val := oddValues(rng)
 	for trial := range 500 {
 		n := 1 + trial%9
 		y, h, c := make([]float64, n), make([][]float64, 3), make([]float64, 3)
@@ -283,15 +280,7 @@ func TestCoupling1of3MatchesLoopsBitwise(t *testing.T) {
 func TestInterleavedSumsMatchLoopsBitwise(t *testing.T) {
 	t.Parallel()
 	rng := rand.New(rand.NewPCG(50, 8))
-	val := func() float64 {
-		switch rng.IntN(8) {
-		case 0:
-			return 0
-		case 1:
-			return math.Copysign(0, -1)
-		}
-		return rng.NormFloat64() * math.Pow(10, float64(rng.IntN(17)-8))
-	}
+	val := oddValues(rng)
 	vec := func(n int) []float64 {
 		v := make([]float64, n)
 		for i := range v {

@@ -1027,7 +1027,7 @@ func (q *ipmProblem) normalInto(out, gx, x, d2 []float64) []float64 {
 }
 
 // rowsDotAdd does, for each row i in order, gx[i] = rowDot(rows[i], x)
-// and rowAdd(out, rows[i], w[i]·(gx[i]/d2[i])): the same operations in the
+// and rowsAddScaled of the row with w[i]·(gx[i]/d2[i]): the same operations in the
 // same order, rows of three and four terms written out, and the products
 // of three wide rows of one length in a row (wideRun) taken together
 // before their additions (they read x alone).
@@ -1062,24 +1062,26 @@ func rowsDotAdd(out, gx []float64, rows [][]Term, x, w, d2 []float64) {
 		default:
 			if wideRun(rows, i) == 3 {
 				gx[i], gx[i+1], gx[i+2] = rowDots3(r, rows[i+1], rows[i+2], x)
-				for j := i; j < i+3; j++ {
-					rowAdd(out, rows[j], w[j]*(gx[j]/d2[j]))
-				}
+				rowsAddScaled(out, rows[i:i+3], w[i:i+3], gx[i:i+3], d2[i:i+3])
 				i += 2
 				continue
 			}
 			gx[i] = rowDot(r, x)
-			rowAdd(out, r, w[i]*(gx[i]/d2[i]))
+			rowsAddScaled(out, rows[i:i+1], w[i:i+1], gx[i:i+1], d2[i:i+1])
 		}
 	}
 }
 
-// rowsAddScaled does rowAdd(out, rows[i], w[i]·(b[i]/d[i])) for each row i
-// in order (rows of three and four terms written out, as rowAdd).
+// rowsAddScaled adds t.Coef·f_i to out[t.Var] for each term t of each row
+// i in order, f_i = w[i]·(b[i]/d[i]), or w[i]·b[i] where d is nil (rows of
+// three and four terms written out).
 func rowsAddScaled(out []float64, rows [][]Term, w, b, d []float64) {
-	w, b, d = w[:len(rows)], b[:len(rows)], d[:len(rows)]
+	w, b = w[:len(rows)], b[:len(rows)]
 	for i, r := range rows {
-		f := w[i] * (b[i] / d[i])
+		f := w[i] * b[i]
+		if d != nil {
+			f = w[i] * (b[i] / d[i])
+		}
 		switch len(r) {
 		case 3:
 			r := r[:3]
@@ -1126,28 +1128,6 @@ func rowDot(r []Term, x []float64) float64 {
 	return s
 }
 
-// rowAdd adds t.Coef·f to out[t.Var] for each term t of row r, in r's
-// order (rows of three and four terms written out, as rowDot).
-func rowAdd(out []float64, r []Term, f float64) {
-	switch len(r) {
-	case 3:
-		r := r[:3]
-		out[r[0].Var] += r[0].Coef * f
-		out[r[1].Var] += r[1].Coef * f
-		out[r[2].Var] += r[2].Coef * f
-	case 4:
-		r := r[:4]
-		out[r[0].Var] += r[0].Coef * f
-		out[r[1].Var] += r[1].Coef * f
-		out[r[2].Var] += r[2].Coef * f
-		out[r[3].Var] += r[3].Coef * f
-	default:
-		for _, t := range r {
-			out[t.Var] += t.Coef * f
-		}
-	}
-}
-
 // gtOmega is GᵀΩ·y.
 func (q *ipmProblem) gtOmega(y []float64) []float64 {
 	return q.gtOmegaInto(make([]float64, len(q.c)), y)
@@ -1157,9 +1137,7 @@ func (q *ipmProblem) gtOmega(y []float64) []float64 {
 // it.
 func (q *ipmProblem) gtOmegaInto(out, y []float64) []float64 {
 	clear(out)
-	for i, r := range q.rows {
-		rowAdd(out, r, q.w[i]*y[i])
-	}
+	rowsAddScaled(out, q.rows, q.w, y, nil)
 	return out
 }
 

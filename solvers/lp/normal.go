@@ -405,25 +405,16 @@ func (f *arrowFactor) accumulate(q *ipmProblem, d2 []float64) {
 	u, mm := f.u, f.m[:len(f.u)]
 	for k, i := range f.l.local {
 		w := q.w[i] / d2[i]
-		pairs := f.pairs[f.rowAt[k]:f.rowAt[k+1]]
-		if f.coupled[k] { // the same sums as below, the test of the row's kind out of the loop
-			for _, p := range pairs {
-				v := w * p.prod
-				if at := int(p.at); at >= nu {
-					f.border[at-nu] += v
-				} else {
-					u[at] += v
-				}
-			}
-			continue
-		}
-		for _, p := range pairs {
+		coupled := f.coupled[k]
+		for _, p := range f.pairs[f.rowAt[k]:f.rowAt[k+1]] {
 			v := w * p.prod
 			if at := int(p.at); at >= nu {
 				f.border[at-nu] += v
 			} else {
 				u[at] += v
-				mm[at] += v
+				if !coupled {
+					mm[at] += v
+				}
 			}
 		}
 	}
