@@ -569,7 +569,7 @@ func fraction(s *Snapshot, j *JobState, t string, x float64) error {
 	if math.IsNaN(x) || math.IsInf(x, 0) || x < -FractionTolerance || x > 1+FractionTolerance {
 		return &Violation{Constraint: "0 ≤ x ≤ 1", Job: j.ID, Type: t, Detail: fmt.Sprintf("x = %v", x)}
 	}
-	if x > FractionTolerance && s.Throughput(&j.Job, t) <= 0 {
+	if x > FractionTolerance && s.ThroughputOf(j, t) <= 0 {
 		return &Violation{Constraint: "runnable", Job: j.ID, Type: t,
 			Detail: fmt.Sprintf("x = %.4g but %s cannot run there", x, j.Type)}
 	}

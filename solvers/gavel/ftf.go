@@ -138,8 +138,8 @@ func (p *FTF) Allocate(s *models.Snapshot) (models.Allocation, error) {
 	}
 	p.hist = next
 
-	classes := group(n, p.opt.Aggregate, func(i int) keyer {
-		return keyer(nil).num(float64(in.gang(i))).nums(in.tput[i]).num(jobs[i].a).num(jobs[i].b)
+	classes := group(n, p.opt.Aggregate, func(k keyer, i int) keyer {
+		return k.num(float64(in.gang(i))).nums(in.tput[i]).num(jobs[i].a).num(jobs[i].b)
 	})
 	// The start: lo and the equal-share allocation's hi.
 	best := make([][]float64, len(classes))

@@ -292,15 +292,15 @@ func (p *Hierarchical) newWaterFill(s *models.Snapshot, in *instance) (*waterFil
 			coef[i][g] = t / norm
 		}
 	}
-	key := func(i int) keyer {
-		return keyer(nil).str(s.Jobs[i].User).num(s.Jobs[i].PriorityWeight()).num(float64(in.gang(i))).num(sigma[i]).nums(coef[i])
+	key := func(k keyer, i int) keyer {
+		return k.str(s.Jobs[i].User).num(s.Jobs[i].PriorityWeight()).num(float64(in.gang(i))).num(sigma[i]).nums(coef[i])
 	}
 	classes := group(n, p.opt.Aggregate, key)
 	w := &waterFill{p: p, s: s, in: in, classes: classes, wf: make([]wfClass, len(classes)), run: p.solver(), left: len(classes)}
 	w.chain.fixedRows = len(in.types) + len(classes)
 	w.keys = make([]string, len(classes))
 	for c, cl := range classes {
-		w.keys[c] = string(key(cl.rep()))
+		w.keys[c] = string(key(nil, cl.rep()))
 	}
 	for c, cl := range classes {
 		r := cl.rep()

@@ -18,6 +18,9 @@ type instance struct {
 	// can[j][g] says whether job j can run on type g: T[j][g] > 0 before any
 	// change of the throughputs (agnostic).
 	can [][]bool
+	// fractions is the policy's memory for the allocation's maps (nil: new
+	// maps).
+	fractions *fractionMaps
 }
 
 // runs reports whether job i can run on type g.
@@ -38,7 +41,7 @@ func newInstance(policy string, s *models.Snapshot) (*instance, error) {
 		can := make([]bool, len(in.types))
 		any := false
 		for g, name := range in.types {
-			row[g] = s.Throughput(&j.Job, name)
+			row[g] = s.ThroughputOf(j, name) // from the row the simulator attached, without a lookup by key
 			can[g] = row[g] > 0
 			any = any || can[g]
 		}
@@ -191,8 +194,9 @@ func (k keyer) str(s string) keyer {
 }
 
 // group partitions the jobs 0..n−1 into classes of equal key, ordered by
-// their first job; without aggregate every job is its own class.
-func group(n int, aggregate bool, key func(i int) keyer) []class {
+// their first job; without aggregate every job is its own class. key
+// appends job i's key to k (an empty buffer, reused from job to job).
+func group(n int, aggregate bool, key func(k keyer, i int) keyer) []class {
 	if !aggregate {
 		out := make([]class, n)
 		for i := range out {
@@ -202,12 +206,13 @@ func group(n int, aggregate bool, key func(i int) keyer) []class {
 	}
 	idx := map[string]int{}
 	var out []class
+	var buf keyer
 	for i := 0; i < n; i++ {
-		k := key(i)
-		c, ok := idx[string(k)] // a lookup converts without copying
+		buf = key(buf[:0], i)
+		c, ok := idx[string(buf)] // a lookup converts without copying
 		if !ok {
 			c = len(out)
-			idx[string(k)] = c
+			idx[string(buf)] = c
 			out = append(out, class{})
 		}
 		out[c].jobs = append(out[c].jobs, i)

@@ -2,7 +2,6 @@ package gavel
 
 import (
 	"math"
-	"strconv"
 
 	"fairbench/models"
 	"fairbench/solvers"
@@ -49,6 +48,7 @@ type LAS struct {
 	base
 	agnostic   bool
 	normaliser string
+	models     modelMemory // its LP's memory, from one decision to the next
 }
 
 // NewLAS builds gavel-las from MaxMinOptions.
@@ -77,10 +77,11 @@ func (p *LAS) Allocate(s *models.Snapshot) (models.Allocation, error) {
 		in = in.agnostic(central)
 	}
 	coef := maxMinCoefs(in, p.normaliser)
-	classes := group(in.n(), p.opt.Aggregate, func(i int) keyer {
-		return keyer(nil).num(float64(in.gang(i))).nums(coef[i]).bools(in.can[i])
+	classes := group(in.n(), p.opt.Aggregate, func(k keyer, i int) keyer {
+		return k.num(float64(in.gang(i))).nums(coef[i]).bools(in.can[i])
 	})
-	m := newModel(in, classes, lp.Maximize, central)
+	m := newModelIn(&p.models, in, classes, lp.Maximize, central)
+	defer m.keep()
 	t, _ := m.maxMin(coef)
 	res, err := p.solver().solveModel(m, "max-min")
 	if err != nil {
@@ -125,7 +126,7 @@ func (m *model) maxMin(coef [][]float64) (int, []int) {
 	t := m.variable("t", lo, math.Inf(1), 1)
 	rows := make([]int, len(m.classes))
 	for c, cl := range m.classes {
-		rows[c] = m.throughputRow("maxmin["+strconv.Itoa(c)+"]", c, coef[cl.rep()], 0, math.Inf(1))
+		rows[c] = m.throughputRow(m.levelName(c), c, coef[cl.rep()], 0, math.Inf(1))
 		m.add(rows[c], t, -1)
 	}
 	return t, rows

@@ -201,3 +201,38 @@ func TestLASReusesASolvedLP(t *testing.T) {
 		t.Errorf("tally %+v, want 3 decisions, 2 LPs solved, 1 reused", tally)
 	}
 }
+
+// A policy reuses its last allocation's maps at its next decision: each of
+// a sequence of decisions (jobs arriving and leaving, classes growing and
+// shrinking) equals what a fresh policy decides on the same snapshot, for
+// every policy of the family.
+func TestReusedAllocationsMatchFresh(t *testing.T) {
+	servers := []models.Server{{Type: "V100", GPUs: 2}, {Type: "P100", GPUs: 1}, {Type: "K80", GPUs: 2}}
+	all := []models.JobState{job(1, 0, "fast", 1, 100), job(2, 0, "flat", 1, 100), job(3, 0, "recsys", 2, 100),
+		job(4, 0, "flat", 1, 100), job(5, 0, "fast", 1, 100), job(6, 0, "recsys", 1, 100)}
+	steps := [][]int{{0, 1, 2}, {0, 1, 2, 3, 4}, {2, 3}, {1, 2, 3, 4, 5}, {5}, {0, 1, 2, 3, 4, 5}}
+	for _, e := range gavel.Entries() {
+		if e.Name == gavel.AlloXName { // whole GPUs, no time shares
+			continue
+		}
+		p := build(t, e.Name, nil)
+		for k, pick := range steps {
+			var jobs []models.JobState
+			for _, i := range pick {
+				jobs = append(jobs, all[i])
+			}
+			s := snap(t, 360*float64(k), nil, servers, jobs...)
+			got := allocate(t, p, s)
+			want := allocate(t, build(t, e.Name, nil), s)
+			if e.Name == gavel.HierarchicalName {
+				// Its LPs start from the last decision's basis: the same
+				// levels to the solver's tolerance, not bit for bit.
+				wantShares(t, got, want.Fractions, 1e-3)
+				continue
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Fatalf("%s, decision %d: %v after earlier decisions, %v from a fresh policy", e.Name, k, got, want)
+			}
+		}
+	}
+}

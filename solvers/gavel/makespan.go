@@ -97,8 +97,8 @@ func (p *Makespan) Allocate(s *models.Snapshot) (models.Allocation, error) {
 	if rbar == 0 {
 		return models.Allocation{}, nil
 	}
-	classes := group(in.n(), p.opt.Aggregate, func(i int) keyer {
-		return keyer(nil).num(float64(in.gang(i))).nums(in.tput[i]).num(s.Jobs[i].Remaining())
+	classes := group(in.n(), p.opt.Aggregate, func(k keyer, i int) keyer {
+		return k.num(float64(in.gang(i))).nums(in.tput[i]).num(s.Jobs[i].Remaining())
 	})
 	m := newModel(in, classes, lp.Maximize, false)
 	sv := m.variable("s", 0, math.Inf(1), 1)

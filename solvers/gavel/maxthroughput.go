@@ -44,8 +44,8 @@ func (p *MaxThroughput) Allocate(s *models.Snapshot) (models.Allocation, error) 
 	if in == nil {
 		return models.Allocation{}, err
 	}
-	classes := group(in.n(), p.opt.Aggregate, func(i int) keyer {
-		return keyer(nil).num(float64(in.gang(i))).nums(in.tput[i])
+	classes := group(in.n(), p.opt.Aggregate, func(k keyer, i int) keyer {
+		return k.num(float64(in.gang(i))).nums(in.tput[i])
 	})
 	m := newModel(in, classes, lp.Maximize, p.opt.Solution == SolutionCentral)
 	for c, cl := range classes {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"time"
 
@@ -50,22 +51,58 @@ type model struct {
 	// terms, when it has room, is memory for the terms of rows that
 	// throughputRow adds (nil: each row gets its own).
 	terms []lp.Term
+	// mem, when set, is the memory the model's arrays are cut from: a
+	// policy's, kept from one decision to the next (newModelIn).
+	mem *modelMemory
+}
+
+// modelMemory is the memory of a policy's one model a decision, kept for
+// the next decision's: the model's arrays, its policy's rows' terms, and
+// the names of the rows and variables (the same strings decision after
+// decision).
+type modelMemory struct {
+	m      model
+	xs     []int
+	terms  []lp.Term
+	extra  []lp.Term // throughputRow's terms (model.terms)
+	names  *modelNames
+	nnames int      // classes names holds
+	level  []string // maxmin[c] for every c so far
 }
 
 func newModel(in *instance, classes []class, sense lp.Sense, central bool) *model {
-	m := &model{in: in, classes: classes, central: central, p: lp.Problem{Sense: sense}}
+	return newModelIn(nil, in, classes, sense, central)
+}
+
+// newModelIn is newModel in the memory mem (nil: new memory); the model
+// it returns is valid until the next call with the same mem.
+func newModelIn(mem *modelMemory, in *instance, classes []class, sense lp.Sense, central bool) *model {
+	if mem == nil {
+		mem = &modelMemory{}
+	}
+	old := &mem.m
+	m := &model{in: in, classes: classes, central: central, p: lp.Problem{Sense: sense}, mem: mem}
 	nt := len(in.types)
-	m.x = make([][]int, len(classes))
-	xs := make([]int, len(classes)*nt) // every class's x[c], one array
-	m.timeRow = make([]int, len(classes))
-	m.capRow = make([]int, len(in.types))
-	m.p.Vars = make([]lp.Var, 0, len(classes)*nt+1)
-	m.copies.Vars = make([]float64, 0, len(classes)*nt+1)
-	m.p.Rows = make([]lp.Row, 0, len(in.types)+2*len(classes))
-	m.copies.Rows = make([]float64, 0, len(in.types)+2*len(classes))
-	m.shares = make([]int, 0, len(classes)*nt)
-	terms := make([]lp.Term, 0, 2*len(classes)*nt) // the capacity and time rows' terms, one array
-	names := newModelNames(in.types, len(classes))
+	m.x = reuse(old.x, len(classes))[:len(classes)]
+	xs := reuse(mem.xs, len(classes)*nt)[:len(classes)*nt] // every class's x[c], one array
+	mem.xs = xs
+	m.timeRow = reuse(old.timeRow, len(classes))[:len(classes)]
+	m.capRow = reuse(old.capRow, len(in.types))[:len(in.types)]
+	m.p.Vars = reuse(old.p.Vars, len(classes)*nt+1)
+	m.copies.Vars = reuse(old.copies.Vars, len(classes)*nt+1)
+	m.p.Rows = reuse(old.p.Rows, len(in.types)+2*len(classes))
+	m.copies.Rows = reuse(old.copies.Rows, len(in.types)+2*len(classes))
+	m.shares = reuse(old.shares, len(classes)*nt)
+	m.packing = reuse(old.packing, len(in.types)+len(classes))
+	terms := reuse(mem.terms, 2*len(classes)*nt) // the capacity and time rows' terms, one array
+	mem.terms = terms
+	mem.extra = reuse(mem.extra, len(classes)*(nt+1)) // a policy's row a class, over its x and one more variable
+	m.terms = mem.extra
+	if mem.names == nil || mem.nnames < len(classes) || !slices.Equal(mem.names.types, in.types) {
+		mem.names, mem.nnames = newModelNames(in.types, len(classes)), len(classes)
+	}
+	names := mem.names
+	names.k = 0
 	for g := range in.types {
 		m.capRow[g] = m.row(names.next(), math.Inf(-1), in.caps[g], 1)
 		m.p.Rows[m.capRow[g]].Coefs = terms[len(terms) : len(terms) : len(terms)+len(classes)]
@@ -93,13 +130,37 @@ func newModel(in *instance, classes []class, sense lp.Sense, central bool) *mode
 	return m
 }
 
+// reuse returns v emptied, with room for n entries: v's memory where it has
+// the room.
+func reuse[T any](v []T, n int) []T {
+	if cap(v) < n {
+		return make([]T, 0, n)
+	}
+	return v[:0]
+}
+
+// keep hands m's arrays, as they grew, to its memory for the next model.
+func (m *model) keep() {
+	m.mem.m = *m
+}
+
+// levelName is "maxmin[c]", from the memory's names where it has them.
+func (m *model) levelName(c int) string {
+	mem := m.mem
+	for len(mem.level) <= c {
+		mem.level = append(mem.level, "maxmin["+strconv.Itoa(len(mem.level))+"]")
+	}
+	return mem.level[c]
+}
+
 // modelNames are the names of newModel's rows and variables in the order
 // it adds them — cap[g] for every type, then for every class c time[c] and
 // x[c,g] for every type — cut from one string.
 type modelNames struct {
-	all  string
-	ends []int
-	k    int
+	types []string
+	all   string
+	ends  []int
+	k     int
 }
 
 func newModelNames(types []string, classes int) *modelNames {
@@ -117,7 +178,7 @@ func newModelNames(types []string, classes int) *modelNames {
 			ends = append(ends, len(b))
 		}
 	}
-	return &modelNames{all: string(b), ends: ends}
+	return &modelNames{types: slices.Clone(types), all: string(b), ends: ends}
 }
 
 // next returns the next name.
@@ -238,29 +299,71 @@ func (m *model) fractions(v []float64) map[models.JobID]map[string]float64 {
 
 // expand gives every job of class c the shares x[c], clipped to [0, 1] (as
 // Gavel clips its solver's answer); zero shares and shares on types where
-// the job cannot run are left out.
+// the job cannot run are left out. The maps are those of the policy's
+// previous allocation, emptied, where in has them: an allocation is the
+// caller's only until the policy's next decision (solvers.Policy).
 func expand(in *instance, classes []class, x [][]float64) map[models.JobID]map[string]float64 {
 	n := 0
 	for _, cl := range classes {
 		n += len(cl.jobs)
 	}
-	fr := make(map[models.JobID]map[string]float64, n) // sized ahead: growing them was a third of a run's allocation
+	fm := in.fractions
+	if fm == nil {
+		fm = &fractionMaps{}
+	}
+	fr := fm.start(n)
 	for c, cl := range classes {
+		any := false
 		for g, v := range x[c] {
-			v = math.Min(v, 1)
-			if v <= 0 || !in.runs(cl.rep(), g) {
-				continue
-			}
-			for _, i := range cl.jobs {
-				id := in.s.Jobs[i].ID
-				if fr[id] == nil {
-					fr[id] = make(map[string]float64, len(in.types))
+			any = any || (math.Min(v, 1) > 0 && in.runs(cl.rep(), g))
+		}
+		if !any {
+			continue
+		}
+		for _, i := range cl.jobs { // each job's map filled at once
+			m := fm.inner(len(in.types))
+			for g, v := range x[c] {
+				if v = math.Min(v, 1); v > 0 && in.runs(cl.rep(), g) {
+					m[in.types[g]] = v
 				}
-				fr[id][in.types[g]] = v
 			}
+			fr[in.s.Jobs[i].ID] = m
 		}
 	}
 	return fr
+}
+
+// fractionMaps keeps an allocation's maps for the next one: the map by job
+// and the per-job maps, emptied.
+type fractionMaps struct {
+	outer map[models.JobID]map[string]float64
+	free  []map[string]float64
+}
+
+// start empties the last allocation's maps and returns the map by job, for
+// n jobs.
+func (fm *fractionMaps) start(n int) map[models.JobID]map[string]float64 {
+	if fm.outer == nil {
+		fm.outer = make(map[models.JobID]map[string]float64, n) // sized ahead: growing them was a third of a run's allocation
+		return fm.outer
+	}
+	for _, m := range fm.outer {
+		clear(m)
+		fm.free = append(fm.free, m)
+	}
+	clear(fm.outer)
+	return fm.outer
+}
+
+// inner returns an empty per-job map, one of the last allocation's where
+// one is left.
+func (fm *fractionMaps) inner(types int) map[string]float64 {
+	if k := len(fm.free); k > 0 {
+		m := fm.free[k-1]
+		fm.free = fm.free[:k-1]
+		return m
+	}
+	return make(map[string]float64, types)
 }
 
 // yield is Σ_g T[g]·x[g]: a job's throughput under shares x.

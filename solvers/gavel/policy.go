@@ -16,7 +16,8 @@ type base struct {
 	objective float64
 	tally     Tally
 	memo      memo
-	work      lp.Work // the LP solvers' memory, kept between solves
+	work      lp.Work      // the LP solvers' memory, kept between solves
+	fractions fractionMaps // the last allocation's maps, reused by the next (see expand)
 }
 
 // Tally counts a policy's work over a run: it is the policy's report
@@ -74,7 +75,11 @@ func (b *base) open(s *models.Snapshot) (*instance, error) {
 	if len(s.Jobs) == 0 {
 		return nil, nil
 	}
-	return newInstance(b.name, s)
+	in, err := newInstance(b.name, s)
+	if in != nil {
+		in.fractions = &b.fractions
+	}
+	return in, err
 }
 
 // Name is the registered name.

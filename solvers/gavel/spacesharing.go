@@ -96,9 +96,9 @@ func (p *SpaceSharing) Allocate(s *models.Snapshot) (models.Allocation, error) {
 			coef[i][g] = factor[i] * t
 		}
 	}
-	classes := group(n, p.opt.Aggregate, func(i int) keyer {
+	classes := group(n, p.opt.Aggregate, func(k keyer, i int) keyer {
 		j := &s.Jobs[i].Job
-		return keyer(nil).str(j.Type).num(float64(j.Gang)).num(s.MemoryNeed(j)).num(factor[i]).nums(in.tput[i])
+		return k.str(j.Type).num(float64(j.Gang)).num(s.MemoryNeed(j)).num(factor[i]).nums(in.tput[i])
 	})
 	m := newModel(in, classes, lp.Maximize, false)
 	t, rows := m.maxMin(coef)

@@ -89,13 +89,10 @@ func sameBits(t *testing.T, trial int, what string, got, want []float64) {
 	}
 }
 
-// rowDot and rowAdd, written out for rows of three and four terms, are the
-// loops over a row's terms bit for bit, on rows of 0-6 terms with repeated
-// variables, signed zeros and magnitudes far apart.
-func TestRowProductsMatchLoopsBitwise(t *testing.T) {
-	t.Parallel()
-	rng := rand.New(rand.NewPCG(50, 4))
-	val := func() float64 {
+// oddValues draws values for the bitwise tests: zeros of both signs and
+// magnitudes far apart.
+func oddValues(rng *rand.Rand) func() float64 {
+	return func() float64 {
 		switch rng.IntN(8) {
 		case 0:
 			return 0
@@ -104,6 +101,15 @@ func TestRowProductsMatchLoopsBitwise(t *testing.T) {
 		}
 		return rng.NormFloat64() * math.Pow(10, float64(rng.IntN(17)-8))
 	}
+}
+
+// rowDot, rowsAddScaled and rowsDotAdd, written out for rows of three and
+// four terms, are the loops over a row's terms bit for bit, on rows of 0-6
+// terms with repeated variables, signed zeros and magnitudes far apart.
+func TestRowProductsMatchLoopsBitwise(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewPCG(50, 4))
+	val := oddValues(rng)
 	for trial := range 3000 {
 		x := make([]float64, 5)
 		for i := range x {
@@ -118,13 +124,30 @@ func TestRowProductsMatchLoopsBitwise(t *testing.T) {
 			want += t.Coef * x[t.Var]
 		}
 		sameBits(t, trial, "rowDot", []float64{rowDot(r, x)}, []float64{want})
-		f := val()
+		// rowsAddScaled on one row, with w·(b/d) and with w·b.
+		sw, sb, sd := val(), val(), val()
 		outWant, outGot := slices.Clone(x), slices.Clone(x)
 		for _, t := range r {
-			outWant[t.Var] += t.Coef * f
+			outWant[t.Var] += t.Coef * (sw * (sb / sd))
 		}
-		rowAdd(outGot, r, f)
-		sameBits(t, trial, "rowAdd", outGot, outWant)
+		rowsAddScaled(outGot, [][]Term{r}, []float64{sw}, []float64{sb}, []float64{sd})
+		sameBits(t, trial, "rowsAddScaled", outGot, outWant)
+		outWant, outGot = slices.Clone(x), slices.Clone(x)
+		for _, t := range r {
+			outWant[t.Var] += t.Coef * (sw * sb)
+		}
+		rowsAddScaled(outGot, [][]Term{r}, []float64{sw}, []float64{sb}, nil)
+		sameBits(t, trial, "rowsAddScaled without d", outGot, outWant)
+		// rowsDotAdd on one row: rowDot, and the row times w·(rowDot/d).
+		w, d := val(), val()
+		outWant, outGot = slices.Clone(x), slices.Clone(x)
+		g := w * (want / d)
+		for _, t := range r {
+			outWant[t.Var] += t.Coef * g
+		}
+		dot := make([]float64, 1)
+		rowsDotAdd(outGot, dot, [][]Term{r}, x, []float64{w}, []float64{d})
+		sameBits(t, trial, "rowsDotAdd", append(outGot, dot[0]), append(outWant, want))
 	}
 }
 
@@ -172,5 +195,114 @@ func TestArrowSolveOf3MatchesWalkBitwise(t *testing.T) {
 			}
 			sameBits(t, trial, "arrowSolve1", got, want)
 		}
+	}
+}
+
+// subtractColumns' one pass over three columns is the column-by-column
+// loops bit for bit, on values with signed zeros and magnitudes far apart.
+func TestSubtractColumnsMatchesLoopsBitwise(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewPCG(50, 6))
+	val := oddValues(rng)
+	for trial := range 500 {
+		n := 1 + trial%9
+		y, h, c := make([]float64, n), make([][]float64, 3), make([]float64, 3)
+		for j := range y {
+			y[j] = val()
+		}
+		for k := range h {
+			c[k] = val()
+			h[k] = make([]float64, n)
+			for j := range h[k] {
+				h[k][j] = val()
+			}
+		}
+		want := slices.Clone(y)
+		for k := range h {
+			for j := range want {
+				want[j] -= h[k][j] * c[k]
+			}
+		}
+		subtractColumns(y, h, c)
+		sameBits(t, trial, "subtractColumns", y, want)
+	}
+}
+
+// coupling1of3, the coupling term of a block of three with one coupling row
+// and a border of one written out, is couplings' loops bit for bit: the
+// factors of random max-min LPs (a block of three per job, the level t on
+// the border) under random scalings agree in every entry of B⁻¹E and the
+// border, and so in every solve.
+func TestCoupling1of3MatchesLoopsBitwise(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewPCG(50, 7))
+	for trial := range 6 {
+		p := randomSingles(rng, 20+15*trial)
+		q, err := newIPMProblem(p, Copies{}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		l := newArrowLayout(q)
+		d2 := make([]float64, len(q.rows))
+		for i := range d2 {
+			d2[i] = math.Pow(10, 8*rng.Float64()-4)
+		}
+		got, err := factorArrow(q, l, d2, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := newArrowFactor(q, l, nil)
+		want.loops = true
+		if want, err = factorArrow(q, l, d2, want); err != nil {
+			t.Fatal(err)
+		}
+		if got.nb != 1 || !got.of3 {
+			t.Fatalf("trial %d: border %d, of3 %v: want one border variable and blocks of three", trial, got.nb, got.of3)
+		}
+		sameBits(t, trial, "B⁻¹E", got.binvE, want.binvE)
+		sameBits(t, trial, "border", got.border, want.border)
+		rhs := make([]float64, got.n)
+		for j := range rhs {
+			rhs[j] = rng.NormFloat64()
+		}
+		a, okA := got.solve(rhs)
+		a = slices.Clone(a)
+		b, okB := want.solve(rhs)
+		if okA != okB {
+			t.Fatalf("trial %d: verdicts %v and %v", trial, okA, okB)
+		}
+		sameBits(t, trial, "solve", a, b)
+	}
+}
+
+// rowDots3 and wdot2, which sum independent products in one loop, are
+// rowDot and wdot bit for bit, each sum on its own.
+func TestInterleavedSumsMatchLoopsBitwise(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewPCG(50, 8))
+	val := oddValues(rng)
+	vec := func(n int) []float64 {
+		v := make([]float64, n)
+		for i := range v {
+			v[i] = val()
+		}
+		return v
+	}
+	for trial := range 1000 {
+		x := vec(9)
+		k := trial % 12
+		var rows [3][]Term
+		for r := range rows {
+			rows[r] = make([]Term, k)
+			for i := range rows[r] {
+				rows[r][i] = Term{Var: rng.IntN(len(x)), Coef: val()}
+			}
+		}
+		s0, s1, s2 := rowDots3(rows[0], rows[1], rows[2], x)
+		sameBits(t, trial, "rowDots3", []float64{s0, s1, s2}, []float64{rowDot(rows[0], x), rowDot(rows[1], x), rowDot(rows[2], x)})
+		n1, n2 := trial%7, (trial/7)%7
+		a1, b1, w1, a2, b2, w2 := vec(n1), vec(n1), vec(n1), vec(n2), vec(n2), vec(n2)
+		d1, d2 := wdot2(a1, b1, w1, a2, b2, w2)
+		sameBits(t, trial, "wdot2", []float64{d1, d2}, []float64{wdot(a1, b1, w1), wdot(a2, b2, w2)})
 	}
 }

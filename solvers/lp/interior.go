@@ -138,6 +138,7 @@ type ipmBuf struct {
 	fixed, h, w, c, v, e, colMax, rowMax []float64
 	rx, rz, gtz, gx                      []float64
 	ones, x, gx0, r, vc, lam, z, s, zs   []float64
+	div                                  []float64
 	rows, merged                         [][]Term
 	mergedTerms                          []Term
 	free, idx                            []int
@@ -232,7 +233,10 @@ type ipmProblem struct {
 	// residuals' work space: its answer's rx and rz, GᵀΩz and Gx (valid
 	// until the next call).
 	rx, rz, gtz, gx []float64
-	buf             *ipmBuf // the memory of q's arrays (a Work's, or its own)
+	// residuals' constants, set by solve once q is equilibrated:
+	// max(1, ‖c‖), max(1, ‖h‖) (weighted by the copies) and Σ w.
+	resx0, resz0, sumW float64
+	buf                *ipmBuf // the memory of q's arrays (a Work's, or its own)
 }
 
 // newIPMProblem builds the inequality form; nil when a row left without
@@ -372,12 +376,28 @@ func (q *ipmProblem) equilibrate() []float64 {
 		e[k] = 1
 	}
 	colMax, rowMax := take(&q.buf.colMax, n), take(&q.buf.rowMax, m)
+	nnz := 0
+	for _, r := range q.rows {
+		nnz += len(r)
+	}
+	div := take(&q.buf.div, nnz)[:0] // each term's max(1, v_x/w_r), term after term
+	for i, r := range q.rows {
+		for _, t := range r {
+			div = append(div, max(1, q.v[t.Var]/q.w[i]))
+		}
+	}
 	for range ipmEquilRounds {
 		clear(colMax)
 		clear(rowMax)
+		at := 0
 		for i, r := range q.rows {
 			for _, t := range r {
-				a := math.Abs(t.Coef / max(1, q.v[t.Var]/q.w[i]))
+				a := t.Coef
+				if dv := div[at]; dv != 1 { // x/1 is x: most terms skip the division
+					a /= dv
+				}
+				a = math.Abs(a)
+				at++
 				colMax[t.Var] = max(colMax[t.Var], a)
 				rowMax[i] = max(rowMax[i], a)
 			}
@@ -425,6 +445,11 @@ func (q *ipmProblem) solve(deadline time.Time, w *Work) (Status, []float64, erro
 	}
 	q.bound = terms[:q.nBound]
 	e := q.equilibrate()
+	q.resx0, q.resz0 = max(1, wnorm(q.c, q.v)), max(1, wnorm(q.h, q.w))
+	q.sumW = 0
+	for _, w := range q.w {
+		q.sumW += w
+	}
 	k, err := q.start(w)
 	if err != nil {
 		return Error, nil, err
@@ -471,29 +496,40 @@ func (q *ipmProblem) residuals(st *ipmState) ipmResiduals {
 	}
 	r := ipmResiduals{rx: q.rx, rz: q.rz, relgap: math.NaN(), pinf: math.NaN(), dinf: math.NaN()}
 	gtz := q.gtOmegaInto(q.gtz, st.z)
-	hresx := 0.0
-	for j := range r.rx {
-		r.rx[j] = -gtz[j]/q.v[j] - q.c[j]*st.tau
-		hresx += q.v[j] * sq(gtz[j]/q.v[j])
-	}
 	gx := q.gInto(q.gx, st.x)
-	hresz := 0.0
-	for i := range r.rz {
-		hresz += q.w[i] * sq(st.s[i]+gx[i])
-		r.rz[i] = st.s[i] + gx[i] - q.h[i]*st.tau
+	// Every sum below is the loop of wdot (or wnorm) it stands for, term
+	// by term in index order; the sums over the same index share a loop,
+	// which lets their additions overlap.
+	hresx, cx, xx, rxx := 0.0, 0.0, 0.0, 0.0
+	v, c, x := q.v[:n], q.c[:n], st.x[:n]
+	for j, rx := range r.rx[:n] {
+		rx = -gtz[j]/v[j] - c[j]*st.tau
+		r.rx[j] = rx
+		hresx += v[j] * sq(gtz[j]/v[j])
+		cx += v[j] * c[j] * x[j]
+		xx += v[j] * x[j] * x[j]
+		rxx += v[j] * rx * rx
 	}
-	r.cx, r.hz = wdot(q.c, st.x, q.v), wdot(q.h, st.z, q.w)
+	hresz, hz, gap, ss, zz, rzz := 0.0, 0.0, 0.0, 0.0, 0.0, 0.0
+	w, h, sv, z, gxm := q.w[:m], q.h[:m], st.s[:m], st.z[:m], gx[:m]
+	for i := range r.rz[:m] {
+		hresz += w[i] * sq(sv[i]+gxm[i])
+		rz := sv[i] + gxm[i] - h[i]*st.tau
+		r.rz[i] = rz
+		hz += w[i] * h[i] * z[i]
+		gap += w[i] * sv[i] * z[i]
+		ss += w[i] * sv[i] * sv[i]
+		zz += w[i] * z[i] * z[i]
+		rzz += w[i] * rz * rz
+	}
+	r.cx, r.hz = cx, hz
 	r.rt = st.kap + r.cx + r.hz
-	r.gap = wdot(st.s, st.z, q.w)
-	sumW := 0.0
-	for _, w := range q.w {
-		sumW += w
-	}
-	r.mu = (r.gap + st.tau*st.kap) / (sumW + 1)
-	nx, ns, nz := wnorm(st.x, q.v), wnorm(st.s, q.w), wnorm(st.z, q.w)
-	resx0, resz0 := max(1, wnorm(q.c, q.v)), max(1, wnorm(q.h, q.w))
-	r.pres = wnorm(r.rz, q.w) / max(resz0+nx+ns, 1) / st.tau
-	r.dres = wnorm(r.rx, q.v) / max(resx0+nz, 1) / st.tau
+	r.gap = gap
+	r.mu = (r.gap + st.tau*st.kap) / (q.sumW + 1)
+	nx, ns, nz := math.Sqrt(xx), math.Sqrt(ss), math.Sqrt(zz)
+	resx0, resz0 := q.resx0, q.resz0
+	r.pres = math.Sqrt(rzz) / max(resz0+nx+ns, 1) / st.tau
+	r.dres = math.Sqrt(rxx) / max(resx0+nz, 1) / st.tau
 	pcost, dcost := r.cx/st.tau, -r.hz/st.tau
 	switch {
 	case pcost < 0:
@@ -551,8 +587,10 @@ type ipmKKT struct {
 	fact   normalFactor
 	n      int
 	d2     []float64
-	// refinedSolve's work space: N·x and the residual.
-	hx, r []float64
+	// refinedSolve's work space: N·x and the residual; gx is G·x of the
+	// answer it returned (normalInto's), valid while gxOK.
+	hx, r, gx []float64
+	gxOK      bool
 	// Work space of step and solve, by slot (see scratch).
 	work [23][]float64
 }
@@ -595,15 +633,24 @@ func (k *ipmKKT) solve(q *ipmProblem, bx, bz []float64, sx, sz int) ([]float64, 
 	for i, t := range q.bound {
 		gt[t.Var] += t.Coef * (q.w[i] * (bz[i] / k.d2[i]))
 	}
-	for i := len(q.bound); i < len(q.rows); i++ {
-		f := q.w[i] * (bz[i] / k.d2[i])
-		rowAdd(gt, q.rows[i], f)
-	}
+	nb := len(q.bound)
+	rowsAddScaled(gt, q.rows[nb:], q.w[nb:], bz[nb:], k.d2[nb:])
 	for j := range rhs {
 		rhs[j] += gt[j]
 	}
 	dx := k.normalSolve(q, rhs, k.scratch(sx, k.n))
 	dz := k.scratch(sz, len(bz)) // (G·dx − bz) / d2
+	// G·dx as the refinement's last product computed it, when it did.
+	if k.gxOK {
+		gx := k.gx[:len(bz)]
+		for i := range q.bound {
+			dz[i] = (0.0 + gx[i] - bz[i]) / k.d2[i]
+		}
+		for i := len(q.bound); i < len(q.rows); i++ {
+			dz[i] = (gx[i] - bz[i]) / k.d2[i]
+		}
+		return dx, dz
+	}
 	for i, t := range q.bound {
 		gx := 0.0
 		gx += t.Coef * dx[t.Var]
@@ -648,28 +695,41 @@ const arrowTrust = 1e-8
 // and undoing a round that made it larger. It returns the relative residual
 // ‖rhs − N·x‖∞ / (1 + ‖rhs‖∞) of the answer.
 func (k *ipmKKT) refinedSolve(q *ipmProblem, rhs, x []float64) float64 {
+	k.gxOK = false
 	sol, ok := k.fact.solve(rhs)
 	if !ok {
 		clear(x)
 		return math.Inf(1)
 	}
 	copy(x, sol)
-	k.hx, k.r = grow(k.hx, k.n), grow(k.r, k.n)
+	k.hx, k.r, k.gx = grow(k.hx, k.n), grow(k.r, k.n), grow(k.gx, len(q.rows))
 	bnorm := 1 + normInf(rhs)
 	var d []float64
 	prev := math.Inf(1)
 	for round := 0; ; round++ {
-		hx := q.normalInto(k.hx, x, k.d2)
+		hx := q.normalInto(k.hx, k.gx, x, k.d2)
+		k.gxOK = true
 		r := k.r[:len(hx)]
 		rhs := rhs[:len(hx)]
+		// e = normInf(r), folded in the same order as r is written.
+		e, nan := 0.0, false
 		for j := range r {
-			r[j] = rhs[j] - hx[j]
+			v := rhs[j] - hx[j]
+			r[j] = v
+			if a := math.Abs(v); a > e {
+				e = a
+			} else if a != a {
+				nan = true
+			}
 		}
-		e := normInf(r)
+		if nan {
+			e = math.NaN()
+		}
 		if e > prev { // the last round made it worse: undo it
 			for j := range x {
 				x[j] -= d[j]
 			}
+			k.gxOK = false // x is not the x of k.gx
 			return prev / bnorm
 		}
 		if round == ipmRefine || e == prev || e <= ipmSolveAcc*bnorm || prev < ipmRefineGain*e {
@@ -722,7 +782,7 @@ func (q *ipmProblem) start(w *Work) (*ipmKKT, error) {
 	k := &ipmKKT{}
 	if w != nil { // its factorisations' and vectors' memory; nothing else carries over
 		k = &w.kkt
-		*k = ipmKKT{arrow: k.arrow, dense: k.dense, hx: k.hx, r: k.r, work: k.work}
+		*k = ipmKKT{arrow: k.arrow, dense: k.dense, hx: k.hx, r: k.r, gx: k.gx, work: k.work}
 		if k.arrow != nil {
 			k.arrow.l = nil // the layout's memory is reused: the factor is of another
 		}
@@ -796,12 +856,14 @@ func (k *ipmKKT) step(q *ipmProblem, st *ipmState, rx, rz []float64, rt, mu floa
 		bz[i] = -rz[i] + st.s[i]
 	}
 	dx2, dz2 := k.solve(q, rx, bz, 19, 20)
-	denom := st.kap/st.tau - wdot(q.c, dx1, q.v) - wdot(q.h, dz1, q.w)
+	cdx1, hdz1 := wdot2(q.c, dx1, q.v, q.h, dz1, q.w)
+	denom := st.kap/st.tau - cdx1 - hdz1
 	if denom == 0 || math.IsNaN(denom) {
 		return errors.New("degenerate τ equation")
 	}
 	// Affine (predictor) direction.
-	dtauA := (rt - st.kap + wdot(q.c, dx2, q.v) + wdot(q.h, dz2, q.w)) / denom
+	cdx2, hdz2 := wdot2(q.c, dx2, q.v, q.h, dz2, q.w)
+	dtauA := (rt - st.kap + cdx2 + hdz2) / denom
 	wdzA := k.scratch(5, m)
 	dsA := k.scratch(6, m) // W⁻¹·ds
 	for i := range wdzA {
@@ -812,18 +874,19 @@ func (k *ipmKKT) step(q *ipmProblem, st *ipmState, rx, rz []float64, rt, mu floa
 	alphaA := stepLength(lam, dsA, wdzA, st.tau, dtauA, st.kap, dkapA)
 	sigma := min(ipmSigmaMax, max(ipmSigmaMin, math.Pow(1-alphaA, 3)))
 	// Combined (corrector) direction.
-	ds1 := k.scratch(7, m)
+	ds1 := k.scratch(7, m) // (λ∘λ + W⁻¹ds∘Wdz − σμ) / λ, divided once for both uses
 	bx := k.scratch(8, len(rx))
 	for j := range bx {
 		bx[j] = (1 - sigma) * rx[j]
 	}
 	for i := range ds1 {
-		ds1[i] = lam[i]*lam[i] + dsA[i]*wdzA[i] - sigma*mu
-		bz[i] = -(1-sigma)*rz[i] + w[i]*(ds1[i]/lam[i])
+		ds1[i] = (lam[i]*lam[i] + dsA[i]*wdzA[i] - sigma*mu) / lam[i]
+		bz[i] = -(1-sigma)*rz[i] + w[i]*ds1[i]
 	}
 	dx2, dz2 = k.solve(q, bx, bz, 21, 22)
 	bkap := st.kap*st.tau + dkapA*dtauA - sigma*mu
-	dtau := ((1-sigma)*rt - bkap/st.tau + wdot(q.c, dx2, q.v) + wdot(q.h, dz2, q.w)) / denom
+	cdx2, hdz2 = wdot2(q.c, dx2, q.v, q.h, dz2, q.w)
+	dtau := ((1-sigma)*rt - bkap/st.tau + cdx2 + hdz2) / denom
 	dx := k.scratch(9, len(dx2))
 	for j := range dx {
 		dx[j] = dx2[j] + dtau*dx1[j]
@@ -834,7 +897,7 @@ func (k *ipmKKT) step(q *ipmProblem, st *ipmState, rx, rz []float64, rt, mu floa
 	for i := range dz {
 		dz[i] = dz2[i] + dtau*dz1[i]
 		wdz[i] = w[i] * dz[i]
-		dsW[i] = -(ds1[i]/lam[i] + wdz[i])
+		dsW[i] = -(ds1[i] + wdz[i])
 	}
 	dkap := -(bkap + st.kap*dtau) / st.tau
 	alpha := stepLength(lam, dsW, wdz, st.tau, dtau, st.kap, dkap) * ipmGamma
@@ -898,29 +961,147 @@ func (q *ipmProblem) g(x []float64) []float64 { return q.gInto(make([]float64, l
 
 // gInto writes G·x into out (one entry per row) and returns it.
 func (q *ipmProblem) gInto(out, x []float64) []float64 {
-	for i, r := range q.rows {
-		out[i] = rowDot(r, x)
+	rows := q.rows
+	out = out[:len(rows)]
+	for i := 0; i < len(rows); i++ {
+		switch r := rows[i]; len(r) {
+		case 1: // rowDot's sum, written out for a bound's row
+			s := 0.0
+			s += r[0].Coef * x[r[0].Var]
+			out[i] = s
+		case 3, 4:
+			out[i] = rowDot(r, x)
+		default:
+			if wideRun(rows, i) == 3 {
+				out[i], out[i+1], out[i+2] = rowDots3(r, rows[i+1], rows[i+2], x)
+				i += 2
+				continue
+			}
+			out[i] = rowDot(r, x)
+		}
 	}
 	return out
 }
 
+// wideRun is 3 when rows i, i+1 and i+2 have the same number of terms, more
+// than four (a Gavel LP's three capacity rows, a term a class each), else 1.
+func wideRun(rows [][]Term, i int) int {
+	if i+2 < len(rows) && len(rows[i]) > 4 && len(rows[i+1]) == len(rows[i]) && len(rows[i+2]) == len(rows[i]) {
+		return 3
+	}
+	return 1
+}
+
+// rowDots3 is rowDot of three rows of the same length, in one loop (their
+// sums are independent: so their additions overlap), each summed from 0 in
+// its row's order.
+func rowDots3(r0, r1, r2 []Term, x []float64) (float64, float64, float64) {
+	r1, r2 = r1[:len(r0)], r2[:len(r0)]
+	s0, s1, s2 := 0.0, 0.0, 0.0
+	for k, t := range r0 {
+		s0 += t.Coef * x[t.Var]
+		s1 += r1[k].Coef * x[r1[k].Var]
+		s2 += r2[k].Coef * x[r2[k].Var]
+	}
+	return s0, s1, s2
+}
+
 // normalInto writes GᵀΩD⁻²G·x into out (one entry per variable) and
 // returns it: gInto, a division of each entry by d2, then gtOmegaInto, in
-// one pass over the rows (the same operations in the same order).
-func (q *ipmProblem) normalInto(out, x, d2 []float64) []float64 {
+// one pass over the rows (the same operations in the same order). It
+// writes G·x into gx (one entry per row; a bound row's is its one product,
+// which 0 + gx[i] turns into rowDot's sum).
+func (q *ipmProblem) normalInto(out, gx, x, d2 []float64) []float64 {
 	clear(out)
 	w, d := q.w[:len(q.bound)], d2[:len(q.bound)]
+	gb := gx[:len(q.bound)]
 	for i, t := range q.bound {
 		// A one-term row: its product alone (0 + p is p, up to a zero's
 		// sign, which no entry of out, all starting at +0, can keep).
-		f := w[i] * ((t.Coef * x[t.Var]) / d[i])
+		p := t.Coef * x[t.Var]
+		gb[i] = p
+		f := w[i] * (p / d[i])
 		out[t.Var] += t.Coef * f
 	}
-	for i := len(q.bound); i < len(q.rows); i++ {
-		r := q.rows[i]
-		rowAdd(out, r, q.w[i]*(rowDot(r, x)/d2[i]))
-	}
+	nb := len(q.bound)
+	rowsDotAdd(out, gx[nb:], q.rows[nb:], x, q.w[nb:], d2[nb:])
 	return out
+}
+
+// rowsDotAdd does, for each row i in order, gx[i] = rowDot(rows[i], x)
+// and rowsAddScaled of the row with w[i]·(gx[i]/d2[i]): the same operations in the
+// same order, rows of three and four terms written out, and the products
+// of three wide rows of one length in a row (wideRun) taken together
+// before their additions (they read x alone).
+func rowsDotAdd(out, gx []float64, rows [][]Term, x, w, d2 []float64) {
+	gx, w, d2 = gx[:len(rows)], w[:len(rows)], d2[:len(rows)]
+	for i := 0; i < len(rows); i++ {
+		switch r := rows[i]; len(r) {
+		case 3:
+			r := r[:3]
+			s := 0.0
+			s += r[0].Coef * x[r[0].Var]
+			s += r[1].Coef * x[r[1].Var]
+			s += r[2].Coef * x[r[2].Var]
+			gx[i] = s
+			f := w[i] * (s / d2[i])
+			out[r[0].Var] += r[0].Coef * f
+			out[r[1].Var] += r[1].Coef * f
+			out[r[2].Var] += r[2].Coef * f
+		case 4:
+			r := r[:4]
+			s := 0.0
+			s += r[0].Coef * x[r[0].Var]
+			s += r[1].Coef * x[r[1].Var]
+			s += r[2].Coef * x[r[2].Var]
+			s += r[3].Coef * x[r[3].Var]
+			gx[i] = s
+			f := w[i] * (s / d2[i])
+			out[r[0].Var] += r[0].Coef * f
+			out[r[1].Var] += r[1].Coef * f
+			out[r[2].Var] += r[2].Coef * f
+			out[r[3].Var] += r[3].Coef * f
+		default:
+			if wideRun(rows, i) == 3 {
+				gx[i], gx[i+1], gx[i+2] = rowDots3(r, rows[i+1], rows[i+2], x)
+				rowsAddScaled(out, rows[i:i+3], w[i:i+3], gx[i:i+3], d2[i:i+3])
+				i += 2
+				continue
+			}
+			gx[i] = rowDot(r, x)
+			rowsAddScaled(out, rows[i:i+1], w[i:i+1], gx[i:i+1], d2[i:i+1])
+		}
+	}
+}
+
+// rowsAddScaled adds t.Coef·f_i to out[t.Var] for each term t of each row
+// i in order, f_i = w[i]·(b[i]/d[i]), or w[i]·b[i] where d is nil (rows of
+// three and four terms written out).
+func rowsAddScaled(out []float64, rows [][]Term, w, b, d []float64) {
+	w, b = w[:len(rows)], b[:len(rows)]
+	for i, r := range rows {
+		f := w[i] * b[i]
+		if d != nil {
+			f = w[i] * (b[i] / d[i])
+		}
+		switch len(r) {
+		case 3:
+			r := r[:3]
+			out[r[0].Var] += r[0].Coef * f
+			out[r[1].Var] += r[1].Coef * f
+			out[r[2].Var] += r[2].Coef * f
+		case 4:
+			r := r[:4]
+			out[r[0].Var] += r[0].Coef * f
+			out[r[1].Var] += r[1].Coef * f
+			out[r[2].Var] += r[2].Coef * f
+			out[r[3].Var] += r[3].Coef * f
+		default:
+			for _, t := range r {
+				out[t.Var] += t.Coef * f
+			}
+		}
+	}
 }
 
 // rowDot is Σ_t t.Coef·x[t.Var] over row r, summed from 0 in r's order;
@@ -949,28 +1130,6 @@ func rowDot(r []Term, x []float64) float64 {
 	return s
 }
 
-// rowAdd adds t.Coef·f to out[t.Var] for each term t of row r, in r's
-// order (rows of three and four terms written out, as rowDot).
-func rowAdd(out []float64, r []Term, f float64) {
-	switch len(r) {
-	case 3:
-		r := r[:3]
-		out[r[0].Var] += r[0].Coef * f
-		out[r[1].Var] += r[1].Coef * f
-		out[r[2].Var] += r[2].Coef * f
-	case 4:
-		r := r[:4]
-		out[r[0].Var] += r[0].Coef * f
-		out[r[1].Var] += r[1].Coef * f
-		out[r[2].Var] += r[2].Coef * f
-		out[r[3].Var] += r[3].Coef * f
-	default:
-		for _, t := range r {
-			out[t.Var] += t.Coef * f
-		}
-	}
-}
-
 // gtOmega is GᵀΩ·y.
 func (q *ipmProblem) gtOmega(y []float64) []float64 {
 	return q.gtOmegaInto(make([]float64, len(q.c)), y)
@@ -980,9 +1139,7 @@ func (q *ipmProblem) gtOmega(y []float64) []float64 {
 // it.
 func (q *ipmProblem) gtOmegaInto(out, y []float64) []float64 {
 	clear(out)
-	for i, r := range q.rows {
-		rowAdd(out, r, q.w[i]*y[i])
-	}
+	rowsAddScaled(out, q.rows, q.w, y, nil)
 	return out
 }
 
@@ -995,6 +1152,27 @@ func wdot(a, b, w []float64) float64 {
 		s += w[i] * a[i] * b[i]
 	}
 	return s
+}
+
+// wdot2 is wdot(a1, b1, w1) and wdot(a2, b2, w2), each summed in index
+// order as wdot sums, in one loop over their common length (so that their
+// additions overlap) and the longer one's tail.
+func wdot2(a1, b1, w1, a2, b2, w2 []float64) (float64, float64) {
+	n := min(len(a1), len(a2))
+	a1, b1, w1 = a1[:len(a1)], b1[:len(a1)], w1[:len(a1)]
+	a2, b2, w2 = a2[:len(a2)], b2[:len(a2)], w2[:len(a2)]
+	s1, s2 := 0.0, 0.0
+	for i := 0; i < n; i++ {
+		s1 += w1[i] * a1[i] * b1[i]
+		s2 += w2[i] * a2[i] * b2[i]
+	}
+	for i := n; i < len(a1); i++ {
+		s1 += w1[i] * a1[i] * b1[i]
+	}
+	for i := n; i < len(a2); i++ {
+		s2 += w2[i] * a2[i] * b2[i]
+	}
+	return s1, s2
 }
 
 // wnorm is √(Σ w_i a_i²).

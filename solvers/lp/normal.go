@@ -224,6 +224,7 @@ type arrowFactor struct {
 	border []float64 // F less the coupling rows, then the Schur complement F − EᵀB⁻¹E (nb×nb, upper triangle)
 	schur  chol
 	of3    bool // every block has three variables (a Gavel class on three GPU types)
+	loops  bool // always the general loops, never the written-out cases (tests)
 	// pairs are the local rows' contributions to N: row, target entry (in
 	// u or border, offset by the sections' starts: see accumulate) and
 	// the product of the two coefficients.
@@ -401,19 +402,19 @@ func (f *arrowFactor) accumulate(q *ipmProblem, d2 []float64) {
 	clear(f.m)
 	clear(f.border)
 	nu := len(f.u)
+	u, mm := f.u, f.m[:len(f.u)]
 	for k, i := range f.l.local {
 		w := q.w[i] / d2[i]
 		coupled := f.coupled[k]
 		for _, p := range f.pairs[f.rowAt[k]:f.rowAt[k+1]] {
 			v := w * p.prod
-			switch at := int(p.at); {
-			case at >= nu:
+			if at := int(p.at); at >= nu {
 				f.border[at-nu] += v
-			case coupled:
-				f.u[at] += v
-			default:
-				f.u[at] += v
-				f.m[at] += v
+			} else {
+				u[at] += v
+				if !coupled {
+					mm[at] += v
+				}
 			}
 		}
 	}
@@ -507,6 +508,9 @@ func (f *arrowFactor) couplings(q *ipmProblem, d2 []float64, b, k int, m, be []f
 	if nr == 0 {
 		return nil
 	}
+	if k == 3 && nr == 1 && nb == 1 && !f.loops {
+		return f.coupling1of3(q, d2, rows[0], m, be)
+	}
 	if !cholFlat(m, k) {
 		return errors.New("normal equations: a block is not positive definite")
 	}
@@ -557,6 +561,47 @@ func (f *arrowFactor) couplings(q *ipmProblem, d2 []float64, b, k int, m, be []f
 				f.border[t.at*nb+h] += t.coef * y[j*nb+h]
 			}
 		}
+	}
+	return nil
+}
+
+// coupling1of3 is couplings for a block of three with one coupling row
+// and a border of one (a Gavel class's max-min row and the level t),
+// written out: the same operations in the same order, in registers.
+func (f *arrowFactor) coupling1of3(q *ipmProblem, d2 []float64, row arrowCoupling, m, be []float64) error {
+	if !chol3(m) {
+		return errors.New("normal equations: a block is not positive definite")
+	}
+	var z [3]float64 // Z = M⁻¹gᵀ
+	for _, t := range row.g {
+		z[t.at] = t.coef
+	}
+	solve3Strided(m, z[:], 1)
+	i := row.row
+	c := d2[i] / q.w[i] // C = Ω⁻¹ + g·Z, then its factor
+	s := 0.0
+	for _, t := range row.g {
+		s += t.coef * z[t.at]
+	}
+	c += s
+	if !(c > 0) {
+		return errors.New("normal equations: a coupling block is not positive definite")
+	}
+	c = math.Sqrt(c)
+	y := 0.0 // Y = C⁻¹H
+	for _, t := range row.h {
+		y += t.coef
+	}
+	y = y / c
+	y = y / c
+	be = be[:3] // B⁻¹E = Z·Y, from +0
+	for r := range be {
+		v := 0.0
+		v += z[r] * y
+		be[r] = v
+	}
+	for _, t := range row.h { // HᵀY
+		f.border[0] += t.coef * y
 	}
 	return nil
 }
@@ -930,19 +975,41 @@ func (f *arrowFactor) solve(rhs []float64) ([]float64, bool) {
 		return y, true
 	}
 	uy := f.uy
-	for k := range f.u2 {
-		uy[k] = sparseDot(f.uTerm[k], y)
+	if len(f.uTerm) == 3 && len(f.uTerm[1]) == len(f.uTerm[0]) && len(f.uTerm[2]) == len(f.uTerm[0]) {
+		uy[0], uy[1], uy[2] = rowDots3(f.uTerm[0], f.uTerm[1], f.uTerm[2], y)
+	} else {
+		for k := range f.u2 {
+			uy[k] = sparseDot(f.uTerm[k], y)
+		}
 	}
 	if !f.smw.solveInPlace(uy) {
 		return nil, false
 	}
-	for k := range f.hinvU {
-		ck, h := uy[k], f.hinvU[k][:len(y)]
+	subtractColumns(y, f.hinvU, uy)
+	return y, true
+}
+
+// subtractColumns subtracts h[k]·c[k] from y for every k, k after k; with
+// three columns (a Gavel LP's three capacity rows) in one pass, each
+// entry's operations in the same order.
+func subtractColumns(y []float64, h [][]float64, c []float64) {
+	if len(h) == 3 {
+		c0, c1, c2 := c[0], c[1], c[2]
+		h0, h1, h2 := h[0][:len(y)], h[1][:len(y)], h[2][:len(y)]
+		for j, v := range y {
+			v -= h0[j] * c0
+			v -= h1[j] * c1
+			v -= h2[j] * c2
+			y[j] = v
+		}
+		return
+	}
+	for k := range h {
+		ck, hk := c[k], h[k][:len(y)]
 		for j := range y {
-			y[j] -= h[j] * ck
+			y[j] -= hk[j] * ck
 		}
 	}
-	return y, true
 }
 
 // addSym adds v to m[i][j] = m[j][i] (the upper triangle gonum stores).
