@@ -296,16 +296,20 @@ func (st *state) moveTypes(d *decision, unplaced []*job) []*job {
 
 // pick is the move moveTypes makes next among the movers (see moveTypes):
 // the mover's index, its target type and the move's key, or −1 when none
-// passes. from is mayMove's.
+// passes. from is mayMove's. The waiting movers come first (movers.of), so
+// that once one of them has a move the running ones need no look: the scan
+// in snapshot order would keep the first waiting job's move over any
+// running job's before it, and compare the waiting ones after it in the
+// same order.
 func (t *movers) pick(from []bool) (best, to int, bk moveKey) {
 	best = -1
 	for i := range t.ms {
+		if i == t.waiting && best >= 0 {
+			break // a waiting job's move beats every running job's (moveKey.better)
+		}
 		m := &t.ms[i]
 		if m.typ < 0 || !from[m.typ] || !t.gains.some(m.gi, m.running, m.typ) {
 			continue
-		}
-		if m.running && best >= 0 && bk.waiting {
-			continue // mayBeat's first test, before aiming
 		}
 		if !m.aimed {
 			m.aim(t.share, t.oracle)
@@ -419,7 +423,8 @@ func (m *mover) aim(share []float64, oracle bool) {
 // movers is moveTypes' work space: one user's movers, their targets, their
 // distinct gangs and the user's gain table.
 type movers struct {
-	ms      []mover
+	ms      []mover // the waiting jobs' movers, then the running ones', each in snapshot order
+	waiting int     // how many of ms are waiting jobs'
 	targets []target
 	gangs   []float64
 	gains   gainTable
@@ -427,7 +432,7 @@ type movers struct {
 	oracle  bool
 }
 
-// of lays out the movers of js and fills the gain table for the user's
+// of lays out the movers of js (waiting jobs first) and fills the gain table for the user's
 // shares and homed GPUs, valid until the next call. A mover's targets are
 // found when pick first looks at it.
 func (t *movers) of(js []*job, share, homed []float64, oracle bool) {
@@ -438,16 +443,24 @@ func (t *movers) of(js []*job, share, homed []float64, oracle bool) {
 	}
 	t.targets = slices.Grow(t.targets[:0], n)[:n]
 	n = 0
-	for _, j := range js {
-		g := float64(j.gang)
-		gi := slices.Index(t.gangs, g)
-		if gi < 0 {
-			gi = len(t.gangs)
-			t.gangs = append(t.gangs, g)
+	for _, running := range [2]bool{false, true} {
+		if running {
+			t.waiting = len(t.ms)
 		}
-		// Each mover's targets fit in len(j.can) entries, whatever its type.
-		t.ms = append(t.ms, mover{j: j, typ: j.typ, gang: g, gi: gi, running: j.running(), targets: t.targets[n : n : n+len(j.can)]})
-		n += len(j.can)
+		for _, j := range js {
+			if j.running() != running {
+				continue
+			}
+			g := float64(j.gang)
+			gi := slices.Index(t.gangs, g)
+			if gi < 0 {
+				gi = len(t.gangs)
+				t.gangs = append(t.gangs, g)
+			}
+			// Each mover's targets fit in len(j.can) entries, whatever its type.
+			t.ms = append(t.ms, mover{j: j, typ: j.typ, gang: g, gi: gi, running: running, targets: t.targets[n : n : n+len(j.can)]})
+			n += len(j.can)
+		}
 	}
 	t.gains.reset(t.gangs, share, homed)
 }
