@@ -327,13 +327,17 @@ func (st *state) stick() {
 // the GPUs still free, else skipped.
 func (st *state) runLocal(i int) {
 	sv := &st.srv[i]
-	// Only jobs without a plan can start: the others are left out of the
-	// order (between quanta, the running ones), which keeps the rest's.
+	// Only jobs without a plan whose gang fits the GPUs free now can start
+	// (free only shrinks): the others are left out of the order (between
+	// quanta, the running ones), which keeps the rest's.
 	waiting := st.waiting[:0]
 	for _, j := range sv.members {
-		if len(j.plan) == 0 {
+		if len(j.plan) == 0 && j.gang <= sv.free {
 			waiting = append(waiting, j)
 		}
+	}
+	if len(waiting) == 0 {
+		return
 	}
 	order := st.byPass(waiting, nil)
 	clear(waiting)
@@ -438,6 +442,13 @@ func (st *state) backfill(k int) {
 	if free == 0 {
 		return
 	}
+	// Only waiting jobs whose gang some server's free GPUs hold now can be
+	// placed (free only shrinks): the others are left out of the order,
+	// which keeps the rest's.
+	most := 0
+	for _, i := range st.tsrv[k] {
+		most = max(most, st.srv[i].free)
+	}
 	waiting := st.waiting[:0]
 	if len(st.base) != len(st.srv) {
 		st.base = make([]float64, len(st.srv))
@@ -445,14 +456,14 @@ func (st *state) backfill(k int) {
 	base := st.base
 	for _, i := range st.tsrv[k] {
 		sv := &st.srv[i]
-		base[i] = 0
-		if len(sv.members) > 0 {
-			base[i] = minPass(sv.members)
-		}
+		n := len(waiting)
 		for _, j := range sv.members {
-			if len(j.plan) == 0 {
+			if len(j.plan) == 0 && j.gang <= most {
 				waiting = append(waiting, j)
 			}
+		}
+		if len(waiting) > n { // its home's minimum, read by byPass
+			base[i] = minPass(sv.members)
 		}
 	}
 	for _, j := range st.byPass(waiting, base) {
