@@ -397,19 +397,19 @@ type target struct {
 func (m *mover) aim(share []float64, oracle bool) {
 	j, a := m.j, m.typ
 	m.aimed = true
-	m.movable = a >= 0 && (oracle || j.known[a])
 	m.targets = m.targets[:0]
 	m.top = [2]float64{math.Inf(-1), math.Inf(-1)}
 	if a < 0 {
+		m.movable = false
 		return
 	}
-	for _, b := range j.can {
-		if b == a || share[b] <= eps {
+	if j.aimFor != a+1 {
+		j.aimAt(a, oracle)
+	}
+	m.movable = j.aimMovable
+	for _, c := range j.aims {
+		if share[c.b] <= eps {
 			continue
-		}
-		c := target{b: b, profile: !oracle && j.known[a] && !j.known[b], ratio: 1}
-		if j.known[a] && j.known[b] {
-			c.ratio = j.tput[b] / j.tput[a]
 		}
 		p := 0
 		if c.profile {
@@ -417,6 +417,23 @@ func (m *mover) aim(share []float64, oracle bool) {
 		}
 		m.top[p] = max(m.top[p], c.ratio)
 		m.targets = append(m.targets, c)
+	}
+}
+
+// aimAt fills j's aim cache for home type a: whether j may move from a,
+// and every type of j.can but a as a target, whatever the shares.
+func (j *job) aimAt(a int, oracle bool) {
+	j.aimFor, j.aimMovable = a+1, oracle || j.known[a]
+	j.aims = j.aims[:0]
+	for _, b := range j.can {
+		if b == a {
+			continue
+		}
+		c := target{b: b, profile: !oracle && j.known[a] && !j.known[b], ratio: 1}
+		if j.known[a] && j.known[b] {
+			c.ratio = j.tput[b] / j.tput[a]
+		}
+		j.aims = append(j.aims, c)
 	}
 }
 

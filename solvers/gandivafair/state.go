@@ -106,8 +106,9 @@ type server struct {
 // job is one active job's scheduling record.
 type job struct {
 	// The fields every decision reads or writes of every active job come
-	// first, in 128 bytes (two cache lines; 256 in all, so that a job is
-	// aligned to them): a decision walks its jobs several times.
+	// first, in 128 bytes (two cache lines; 296 in all, allocated as 320,
+	// a multiple of 64, so that a job is aligned to them): a decision walks
+	// its jobs several times.
 	id        models.JobID
 	user      int
 	gang      int
@@ -141,6 +142,13 @@ type job struct {
 	// state.speedups; both in ascending order).
 	speeds []term
 	terms  []term
+
+	// Aim cache (mover.aim): for home type aimFor−1 (0: none; known
+	// changing empties it), whether the job may move from there and its
+	// targets, every type it can run on but that one, whatever the shares.
+	aimFor     int
+	aimMovable bool
+	aims       []target
 }
 
 // running reports whether j holds GPUs just before this decision.
@@ -508,6 +516,7 @@ func (st *state) learnt(js *job, j *models.JobState, isNew bool) bool {
 			return false
 		}
 		js.known[k] = true
+		js.aimFor = 0
 		js.lastKnown = js.lastKnown || k == js.lastTyp
 		return true
 	}
