@@ -130,10 +130,18 @@ type job struct {
 	last []int
 	plan []use // where it runs after this decision
 
+	// The third cache line, which type moves read (movers.of, mover.aim):
+	// can, and the aim cache: for home type aimFor−1 (0: none; known
+	// changing empties it), whether the job may move from there and its
+	// targets, every type it can run on but that one, whatever the shares.
+	can        []int // the types where tput > 0, ascending
+	aimFor     int
+	aimMovable bool
+	aims       []target
+
 	lead  float64   // pass − its old home's minimum, while being re-homed
 	tput  []float64 // true throughput per type, 0 where it cannot run
 	known []bool    // per type: the scheduler knows tput there
-	can   []int     // the types where tput > 0, ascending
 
 	// Kept from known and tput (learn), so that a decision does not test
 	// every type and pair of every job: speeds holds tput[k]/gang for each
@@ -142,13 +150,6 @@ type job struct {
 	// state.speedups; both in ascending order).
 	speeds []term
 	terms  []term
-
-	// Aim cache (mover.aim): for home type aimFor−1 (0: none; known
-	// changing empties it), whether the job may move from there and its
-	// targets, every type it can run on but that one, whatever the shares.
-	aimFor     int
-	aimMovable bool
-	aims       []target
 }
 
 // running reports whether j holds GPUs just before this decision.
