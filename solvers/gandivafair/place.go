@@ -39,19 +39,38 @@ func (st *state) home(d *decision, quantum bool) {
 	if quantum {
 		unplaced = st.moveTypes(d, unplaced)
 	}
+	// A job's tickets follow from its user's per-GPU tickets on its type:
+	// only the users whose per-GPU tickets changed, and the jobs homed or
+	// moved now, need new ones (the others' would be what they have). The
+	// order does not matter: a retick leaves every minimum pass as it was.
+	if len(st.reticket) != len(d.perGPU) {
+		st.reticket = make([]bool, len(d.perGPU))
+	}
 	for u := range d.perGPU {
+		st.reticket[u] = false
 		for k := range d.perGPU[u] {
-			d.perGPU[u][k] = 0
+			v := 0.0
 			if d.homed[u][k] > 0 {
-				d.perGPU[u][k] = min(1, d.share[u][k]/d.homed[u][k])
+				v = min(1, d.share[u][k]/d.homed[u][k])
+			}
+			if v != d.perGPU[u][k] {
+				d.perGPU[u][k], st.reticket[u] = v, true
 			}
 		}
 	}
 	st.mins.reset(len(st.srv), nT)
-	for _, j := range st.active {
-		if j.typ >= 0 {
-			st.retick(j, max(minPerGPU, d.perGPU[j.user][j.typ])*float64(j.gang))
+	for u, js := range st.byUser {
+		if !st.reticket[u] {
+			continue
 		}
+		for _, j := range js {
+			if j.typ >= 0 {
+				st.retick(j, max(minPerGPU, d.perGPU[u][j.typ])*float64(j.gang))
+			}
+		}
+	}
+	for _, j := range unplaced {
+		st.retick(j, max(minPerGPU, d.perGPU[j.user][j.typ])*float64(j.gang))
 	}
 	st.sumTickets()
 	// Place in snapshot order (arrival order): small jobs on the least

@@ -63,6 +63,7 @@ type state struct {
 	relearnt []*job      // sync's work space: jobs met again whose speeds or terms grew
 	homeless []*job      // this decision's jobs without a home type, in snapshot order
 	gone     []bool      // sync's work space: per user, a job of it finished
+	reticket []bool      // home's work space: per user, its per-GPU tickets changed
 	reorder  bool        // byUser must be rebuilt from active (a sync stopped early)
 
 	lastR   [][]float64 // [user][pair]: last known speedup, NaN when never known
