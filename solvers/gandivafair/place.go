@@ -112,7 +112,13 @@ func (st *state) home(d *decision, quantum bool) {
 func (st *state) retick(j *job, t float64) {
 	old := j.tickets
 	j.tickets = t
-	if old <= 0 || old == t {
+	if old == t {
+		return
+	}
+	if j.srv >= 0 {
+		st.srv[j.srv].stale = true
+	}
+	if old <= 0 {
 		return
 	}
 	f := old / t
@@ -182,7 +188,7 @@ func (st *state) join(j *job, i int) {
 	sv := &st.srv[i]
 	j.pass = st.homeMin(i) + j.lead
 	j.srv, j.lead = i, 0
-	sv.members = append(sv.members, j)
+	sv.members, sv.stale = append(sv.members, j), true
 	sv.tickets += j.tickets
 	sv.load = sv.tickets / float64(sv.gpus)
 }
@@ -193,7 +199,7 @@ func (st *state) leave(j *job) {
 	if j.srv >= 0 {
 		sv := &st.srv[j.srv]
 		j.lead = max(0, j.pass-minPass(sv.members))
-		sv.members = slices.DeleteFunc(sv.members, func(x *job) bool { return x == j })
+		sv.members, sv.stale = slices.DeleteFunc(sv.members, func(x *job) bool { return x == j }), true
 		sv.tickets -= j.tickets
 		sv.load = sv.tickets / float64(sv.gpus)
 		j.srv = -1
@@ -207,14 +213,19 @@ func (st *state) leave(j *job) {
 	}
 }
 
-// sumTickets recomputes every server's tickets and load from its members.
-// A server's pseudo-job whose tickets change has its pass over the central
-// minimum scaled by old/new tickets, as a job's is (retick). That leaves the
-// central minimum where it was (see retick), so it is st.mins' as the
-// reticks before found it.
+// sumTickets recomputes the tickets and load of every stale server from
+// its members (the others' sums would be what they are: the same tickets
+// added in the same order). A server's pseudo-job whose tickets change has
+// its pass over the central minimum scaled by old/new tickets, as a job's
+// is (retick). That leaves the central minimum where it was (see retick),
+// so it is st.mins' as the reticks before found it.
 func (st *state) sumTickets() {
 	for i := range st.srv {
 		sv := &st.srv[i]
+		if !sv.stale {
+			continue
+		}
+		sv.stale = false
 		old := sv.tickets
 		sv.tickets = 0
 		for _, j := range sv.members {

@@ -95,6 +95,9 @@ type server struct {
 	vt               float64 // the members' minimum pass when last seen
 	tickets          float64 // Σ members' tickets: the pseudo-job's tickets
 	wasLocal         bool    // since the last decision its local scheduler ran it
+	// stale: since sumTickets last summed its tickets, its members or
+	// their tickets changed (or the sum was changed by join or leave).
+	stale bool
 
 	// per decision
 	load  float64 // tickets per GPU
@@ -217,7 +220,7 @@ func newState(s *models.Snapshot, p *GandivaFair) *state {
 	st.srv = make([]server, len(c.Servers))
 	for i, sv := range c.Servers {
 		k := ti[sv.Type]
-		st.srv[i] = server{typ: k, gpus: sv.GPUs, first: c.FirstGPU(i)}
+		st.srv[i] = server{typ: k, gpus: sv.GPUs, first: c.FirstGPU(i), stale: true}
 		st.tsrv[k] = append(st.tsrv[k], i)
 	}
 	st.lastR = make([][]float64, len(s.Users))
@@ -375,6 +378,9 @@ func (st *state) sync(s *models.Snapshot, oracle bool) error {
 	// map holds exactly the last decision's jobs and the new ones).
 	for _, js := range st.prev {
 		if js.seen != st.gen {
+			if js.srv >= 0 {
+				st.srv[js.srv].stale = true
+			}
 			delete(st.jobs, js.id)
 			st.dirty[js.user], st.gone[js.user] = true, true
 			st.changed(js.user, len(js.speeds) > 0, len(js.terms) > 0)
@@ -395,6 +401,9 @@ func (st *state) sync(s *models.Snapshot, oracle bool) error {
 			st.rows[js.user].set(int(js.upos), js, len(st.types), len(st.pairs))
 		}
 	} else {
+		for i := range st.srv { // members may have come in another order
+			st.srv[i].stale = true
+		}
 		for u := range st.byUser {
 			st.byUser[u] = st.byUser[u][:0]
 			st.rows[u].truncate(0, len(st.types), len(st.pairs))
