@@ -56,14 +56,14 @@ type engine struct {
 	// keepAll tells the next apply that every running job stays as it is
 	// (adoptChanges), so that it need not look at them; byChanges counts
 	// the allocations adoptChanges put in force (tests).
-	keepAll     bool
-	byChanges   int
-	users       []string
-	userIdx     map[string]int
-	weights     []float64
-	demand      []float64 // Σ gang of each user's active jobs
-	holding     []float64 // Σ gang of each user's running jobs
-	entitle     []float64 // water-filled entitlement in GPUs
+	keepAll   bool
+	byChanges int
+	users     []string
+	userIdx   map[string]int
+	weights   []float64
+	demand    []float64 // Σ gang of each user's active jobs
+	holding   []float64 // Σ gang of each user's running jobs
+	entitle   []float64 // water-filled entitlement in GPUs
 
 	now        time.Duration
 	round      int
