@@ -123,6 +123,7 @@ type job struct {
 	pos       int32 // position in this decision's snapshot
 	kept      bool  // plan is its GPUs of the last decision (keepRunning)
 	lastKnown bool  // known[lastTyp] is true (false when lastTyp changes; learnt sets it), so that sync need not look
+	shown     bool  // this decision's snapshot shows it running
 	upos      int32 // position in its user's job list (state.byUser, state.rows)
 	pass      float64
 	tickets   float64
@@ -360,7 +361,7 @@ func (st *state) sync(s *models.Snapshot, oracle bool) error {
 				st.relearnt = append(st.relearnt, js)
 			}
 		}
-		js.seen, js.pos, js.plan, js.kept = st.gen, int32(len(st.active)), js.plan[:0], false
+		js.seen, js.pos, js.plan, js.kept, js.shown = st.gen, int32(len(st.active)), js.plan[:0], false, j.Running()
 		if frac > 0 && js.running() && js.tickets > 0 {
 			js.pass += float64(js.gang) * frac / js.tickets
 		}

@@ -10,8 +10,10 @@ import (
 // schedule picks the jobs that run until the next decision and their GPUs
 // (package comment, steps 6–7). At a quantum start the central and local
 // stride schedulers decide afresh; otherwise running jobs keep their GPUs and
-// only free GPUs are filled.
-func (st *state) schedule(s *models.Snapshot, quantum bool) []models.Assignment {
+// only free GPUs are filled. With changes, where every job running now
+// keeps its GPUs, the assignments list only the jobs that start, and keep
+// is true (solvers.Incremental).
+func (st *state) schedule(s *models.Snapshot, quantum, changes bool) (run []models.Assignment, keep bool) {
 	if n := s.Cluster.TotalGPUs(); len(st.taken) != n {
 		st.taken = make([]bool, n)
 	}
@@ -35,7 +37,7 @@ func (st *state) schedule(s *models.Snapshot, quantum bool) []models.Assignment 
 		}
 		st.stick()
 	} else {
-		st.keepRunning()
+		keep = st.keepRunning() && changes
 		for i := range st.srv {
 			if st.srv[i].free > 0 && !st.srv[i].taken {
 				st.runLocal(i)
@@ -51,7 +53,7 @@ func (st *state) schedule(s *models.Snapshot, quantum bool) []models.Assignment 
 	for i := range st.srv {
 		st.srv[i].wasLocal = !st.srv[i].taken
 	}
-	return st.gpus(quantum)
+	return st.gpus(quantum, keep), keep
 }
 
 // central is type k's central stride scheduler over its large jobs and the
@@ -389,12 +391,18 @@ type passKey struct {
 	j    *job
 }
 
-// keepRunning keeps every running job on its GPUs between quanta.
-func (st *state) keepRunning() {
+// keepRunning keeps every running job on its GPUs between quanta. It
+// reports whether it kept every job the snapshot shows running and no other
+// (a job the policy placed that did not start, for want of a figure, is
+// not), so that the others' assignments can stand for the decision's.
+func (st *state) keepRunning() bool {
+	all := true
 	for _, j := range st.active {
 		if !j.running() || j.typ < 0 || j.lastTyp != j.typ || len(j.last) != j.gang {
+			all = all && !j.running() && !j.shown
 			continue
 		}
+		all = all && j.shown
 		// j.last is ascending and a server's GPUs are consecutive, so each
 		// server's GPUs form one run.
 		for a := 0; a < len(j.last); {
@@ -416,6 +424,7 @@ func (st *state) keepRunning() {
 			st.taken[g] = true
 		}
 	}
+	return all
 }
 
 // fillLarge starts waiting large jobs of type k, lowest pass first, on
@@ -503,8 +512,9 @@ func (st *state) backfill(k int) {
 // snapshot order, GPUs ascending. Between quanta the jobs that keep their
 // GPUs are those keepRunning kept, whose GPUs it marked taken (a job it did
 // not keep fails the same test: its plan came from elsewhere); at a quantum
-// start they are found here.
-func (st *state) gpus(quantum bool) []models.Assignment {
+// start they are found here. With changes the jobs that keep their GPUs
+// are left out.
+func (st *state) gpus(quantum, changes bool) []models.Assignment {
 	taken := st.taken
 	if quantum {
 		for _, j := range st.active {
@@ -552,7 +562,7 @@ func (st *state) gpus(quantum bool) []models.Assignment {
 				j.last = slices.Clone(got)
 			}
 			run = append(run, models.Assignment{Job: j.id, Type: st.types[j.typ], GPUs: got})
-		} else {
+		} else if !changes {
 			run = append(run, models.Assignment{Job: j.id, Type: st.types[j.typ], GPUs: j.last})
 		}
 		j.setLastTyp()
