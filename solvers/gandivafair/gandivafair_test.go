@@ -407,9 +407,8 @@ func TestChangesOnlyWhenEveryRunningJobStays(t *testing.T) {
 			}
 		}
 		snap := func(dr *driver) *models.Snapshot {
-			return &models.Snapshot{Now: sec(100), Round: 0, RoundLength: round, Trigger: models.AtArrival,
-				Environment: models.Environment{Cluster: dr.c, Matrix: dr.m, JobTypes: map[string]models.JobType{}},
-				Users:       dr.users, Jobs: dr.jobs}
+			env := models.Environment{Cluster: dr.c, Matrix: dr.m, JobTypes: map[string]models.JobType{}}
+			return &models.Snapshot{Now: sec(100), RoundLength: round, Trigger: models.AtArrival, Environment: env, Users: dr.users, Jobs: dr.jobs}
 		}
 		s := snap(d)
 		a, keep, err := d.p.(*gandivafair.GandivaFair).AllocateChanges(s)
