@@ -319,7 +319,7 @@ func (e *engine) apply(ps []placement) {
 		if kind != Start {
 			j.pausedTo = e.now + j.restore
 		}
-		j.typ, j.gpus, j.place, j.accum, j.base = p.typ, p.gpus, p.place, p.accum, p.base
+		j.typ, j.gpus, j.place, j.accum, j.base, j.recvAt = p.typ, p.gpus, p.place, p.accum, p.base, -1
 		e.occupy(j)
 		e.running = append(e.running, j)
 		if e.cfg.OnEvent != nil {
