@@ -537,7 +537,9 @@ func (st *state) gpus(quantum, changes bool) []models.Assignment {
 	run := slices.Grow(st.run[:0], len(st.active))
 	for _, j := range st.active {
 		if len(j.plan) == 0 {
-			j.last = nil // it does not run
+			if j.last != nil {
+				j.last = nil // it does not run
+			}
 			j.setLastTyp()
 			continue
 		}
