@@ -42,6 +42,7 @@ type state struct {
 	entities []entity
 	cands    []int
 	waiting  []*job
+	started  []*job // the jobs planned in this decision but by keepRunning (gpus)
 	base     []float64
 	order    []*job
 	keyed    []passKey // byPass' work space

@@ -18,6 +18,8 @@ func (st *state) schedule(s *models.Snapshot, quantum, changes bool) (run []mode
 		st.taken = make([]bool, n)
 	}
 	clear(st.taken) // see gpus
+	clear(st.started)
+	st.started = st.started[:0]
 	st.rejoin()
 	for i := range st.srv {
 		sv := &st.srv[i]
@@ -210,6 +212,7 @@ func (st *state) claim(j *job, chosen []int) {
 			j.plan = append(j.plan, use{i, m})
 		}
 	}
+	st.started = append(st.started, j)
 }
 
 // consolidate lets a large job of type k that the central scheduler skipped
@@ -351,6 +354,7 @@ func (st *state) runLocal(i int) {
 		if len(j.plan) == 0 && j.gang <= sv.free {
 			j.plan = append(j.plan, use{i, j.gang})
 			sv.free -= j.gang
+			st.started = append(st.started, j)
 		}
 	}
 }
@@ -496,6 +500,7 @@ func (st *state) backfill(k int) {
 			continue
 		}
 		j.plan = append(j.plan, use{to, j.gang})
+		st.started = append(st.started, j)
 		st.srv[to].free -= j.gang
 		free -= j.gang
 		if to != j.srv {
@@ -512,8 +517,11 @@ func (st *state) backfill(k int) {
 // snapshot order, GPUs ascending. Between quanta the jobs that keep their
 // GPUs are those keepRunning kept, whose GPUs it marked taken (a job it did
 // not keep fails the same test: its plan came from elsewhere); at a quantum
-// start they are found here. With changes the jobs that keep their GPUs
-// are left out.
+// start they are found here. With changes (every job running now kept by
+// keepRunning, so that the others hold no GPUs) the jobs that keep their
+// GPUs are left out, and only the jobs planned in this decision are looked
+// at (every decision leaves each job's lastTyp at its type, so only the
+// jobs homed in this one have a new type).
 func (st *state) gpus(quantum, changes bool) []models.Assignment {
 	taken := st.taken
 	if quantum {
@@ -535,7 +543,15 @@ func (st *state) gpus(quantum, changes bool) []models.Assignment {
 	// and the Run are the last decision's storage, grown where needed.
 	slab := slices.Grow(st.slab[:0], len(taken))
 	run := slices.Grow(st.run[:0], len(st.active))
-	for _, j := range st.active {
+	jobs := st.active
+	if changes {
+		for _, j := range st.homeless {
+			j.setLastTyp()
+		}
+		slices.SortFunc(st.started, func(a, b *job) int { return int(a.pos - b.pos) })
+		jobs = st.started
+	}
+	for _, j := range jobs {
 		if len(j.plan) == 0 {
 			if j.last != nil {
 				j.last = nil // it does not run
