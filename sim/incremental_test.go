@@ -222,7 +222,11 @@ func runWatched(t *testing.T, cfg Config, p solvers.Policy, general bool) (strin
 		t.Fatal(err)
 	}
 	w := &watched{Policy: p}
-	e := newEngine(cfg, w)
+	var run solvers.Policy = w
+	if _, ok := p.(solvers.Incremental); ok {
+		run = watchedChanges{w}
+	}
+	e := newEngine(cfg, run)
 	w.e, e.general = e, general
 	if err := e.loop(); err != nil {
 		t.Fatalf("%s (general %v): %v", p.Name(), general, err)

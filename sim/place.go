@@ -252,8 +252,8 @@ func oneServer(c *models.Cluster, gpus []int) bool {
 func (e *engine) apply(ps []placement) {
 	e.epoch++
 	ep := e.epoch
-	keep := e.keep
-	e.keep = 0
+	keep, keepAll := e.keep, e.keepAll
+	e.keep, e.keepAll = 0, false
 	// A job of ps is marked with the epoch (j.inPlan) and its slot (j.slot);
 	// one that keeps its GPUs loses the mark, so that only changed ones
 	// are started below.
@@ -262,6 +262,9 @@ func (e *engine) apply(ps []placement) {
 	}
 	left := 0 // running jobs that leave their GPUs
 	for _, j := range e.running {
+		if keepAll {
+			break // none is in ps: every one stays as it is
+		}
 		stays := j.inPlan == int32(ep)
 		if keep != 0 && j.kept == keep && !stays {
 			continue
@@ -316,7 +319,7 @@ func (e *engine) apply(ps []placement) {
 		if kind != Start {
 			j.pausedTo = e.now + j.restore
 		}
-		j.typ, j.gpus, j.place, j.accum, j.base = p.typ, p.gpus, p.place, p.accum, p.base
+		j.typ, j.gpus, j.place, j.accum, j.base, j.recvAt = p.typ, p.gpus, p.place, p.accum, p.base, -1
 		e.occupy(j)
 		e.running = append(e.running, j)
 		if e.cfg.OnEvent != nil {

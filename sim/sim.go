@@ -53,12 +53,17 @@ type engine struct {
 	keep, marks int
 	byMarks     int
 	general     bool
-	users       []string
-	userIdx     map[string]int
-	weights     []float64
-	demand      []float64 // Σ gang of each user's active jobs
-	holding     []float64 // Σ gang of each user's running jobs
-	entitle     []float64 // water-filled entitlement in GPUs
+	// keepAll tells the next apply that every running job stays as it is
+	// (adoptChanges), so that it need not look at them; byChanges counts
+	// the allocations adoptChanges put in force (tests).
+	keepAll   bool
+	byChanges int
+	users     []string
+	userIdx   map[string]int
+	weights   []float64
+	demand    []float64 // Σ gang of each user's active jobs
+	holding   []float64 // Σ gang of each user's running jobs
+	entitle   []float64 // water-filled entitlement in GPUs
 
 	now        time.Duration
 	round      int
@@ -613,7 +618,14 @@ func (e *engine) decide(why models.Trigger) error {
 	if e.cfg.Clock != nil {
 		start = e.cfg.Clock()
 	}
-	alloc, err := e.policy.Allocate(snap)
+	var alloc models.Allocation
+	var keep bool
+	var err error
+	if inc, ok := e.policy.(solvers.Incremental); ok {
+		alloc, keep, err = inc.AllocateChanges(snap)
+	} else {
+		alloc, err = e.policy.Allocate(snap)
+	}
 	e.ndecisions++
 	if e.cfg.Clock != nil {
 		e.decisions = append(e.decisions, DecisionTiming{
@@ -626,6 +638,12 @@ func (e *engine) decide(why models.Trigger) error {
 		return fmt.Errorf("round %d (t=%gs): %w", e.round, seconds(e.now), err)
 	}
 	e.checks++
+	if keep {
+		if e.changesFast(snap, alloc) {
+			return e.adoptChanges(alloc)
+		}
+		alloc = solvers.Changes(snap, alloc)
+	}
 	if err := e.check.Feasible(snap, alloc); err != nil {
 		return fmt.Errorf("round %d (t=%gs): infeasible allocation: %w", e.round, seconds(e.now), err)
 	}

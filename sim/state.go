@@ -37,7 +37,7 @@ type job struct {
 	executed     time.Duration // wall time of progress
 	firstRun     time.Duration // -1 until the first start
 	received     models.Received
-	recvAt       int           // the index in received of the type it last ran on
+	recvAt       int           // the index in received of the type it runs on, −1 until found after a placement
 	lost         time.Duration // wall time spent restoring
 
 	// Marks of engine.apply (epochs, 0 for none): inPlan (above), the apply
@@ -105,10 +105,10 @@ func (j *job) settle(now time.Duration) {
 
 // receive adds run to the time received on the job's current type.
 // Between placements that is the entry it added to last: found without a
-// search.
+// search (a placement sets recvAt to −1).
 func (j *job) receive(run time.Duration) {
 	k := j.recvAt
-	if k >= len(j.received) || j.received[k].Type != j.typ {
+	if k < 0 {
 		k = slices.IndexFunc(j.received, func(t models.TypeTime) bool { return t.Type == j.typ })
 		if k < 0 {
 			k = len(j.received)

@@ -53,6 +53,49 @@ func TimeWentBack(name string, now, last time.Duration) error {
 	return fmt.Errorf("%s: snapshot at %v after a decision at %v: %w", name, now, last, ErrTimeWentBack)
 }
 
+// Incremental is implemented by policies that can answer a decision with
+// what changes alone. AllocateChanges decides as Allocate does; with keep
+// false its allocation is Allocate's, with keep true the allocation's Run
+// lists only assignments of jobs that change, and every job running now that
+// it leaves out keeps its GPUs, type and setting as they are. Such an
+// allocation stands for the whole one that lists, in the snapshot's order,
+// each active job's assignment in Run if it has one, else the job's own if
+// it runs, followed by the assignments of Run for jobs not in the snapshot
+// (Changes builds it). A simulator that knows what runs uses it to skip
+// what stays; anyone else can call Allocate.
+type Incremental interface {
+	Policy
+	AllocateChanges(s *models.Snapshot) (a models.Allocation, keep bool, err error)
+}
+
+// Changes is the whole allocation that changes, an Incremental policy's
+// answer with keep true on s, stands for (see Incremental).
+func Changes(s *models.Snapshot, changes models.Allocation) models.Allocation {
+	at := map[models.JobID][]int{}
+	for i, a := range changes.Run {
+		at[a.Job] = append(at[a.Job], i)
+	}
+	whole := changes
+	whole.Run = make([]models.Assignment, 0, len(s.Jobs))
+	for i := range s.Jobs {
+		j := &s.Jobs[i]
+		if is, ok := at[j.ID]; ok {
+			for _, k := range is {
+				whole.Run = append(whole.Run, changes.Run[k])
+			}
+			delete(at, j.ID)
+		} else if j.Running() {
+			whole.Run = append(whole.Run, models.Assignment{Job: j.ID, Type: j.LastType, GPUs: j.LastGPUs, Accum: j.LastAccum})
+		}
+	}
+	for _, a := range changes.Run {
+		if _, ok := at[a.Job]; ok {
+			whole.Run = append(whole.Run, a)
+		}
+	}
+	return whole
+}
+
 // Triggered is implemented by policies that want decisions at events as well
 // as at round starts. Triggers returns a mask of models.AtRound,
 // models.AtArrival and models.AtCompletion.

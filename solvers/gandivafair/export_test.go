@@ -56,6 +56,17 @@ func (p *GandivaFair) CheckBookkeeping(s *models.Snapshot) error {
 			}
 		}
 	}
+	for i := range st.srv {
+		// A server not stale keeps the sum sumTickets would compute.
+		sv := &st.srv[i]
+		var sum float64
+		for _, j := range sv.members {
+			sum += j.tickets
+		}
+		if !sv.stale && (sv.tickets != sum || sv.load != sum/float64(sv.gpus)) {
+			return fmt.Errorf("server %d: not stale, %v tickets and load %v, want %v", i, sv.tickets, sv.load, sum)
+		}
+	}
 	if len(st.jobs) != len(s.Jobs) {
 		return fmt.Errorf("the state holds %d jobs, the snapshot %d", len(st.jobs), len(s.Jobs))
 	}

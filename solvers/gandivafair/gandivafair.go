@@ -214,9 +214,10 @@ type GandivaFair struct {
 }
 
 var (
-	_ solvers.Policy    = (*GandivaFair)(nil)
-	_ solvers.Triggered = (*GandivaFair)(nil)
-	_ solvers.Reporter  = (*GandivaFair)(nil)
+	_ solvers.Policy      = (*GandivaFair)(nil)
+	_ solvers.Incremental = (*GandivaFair)(nil)
+	_ solvers.Triggered   = (*GandivaFair)(nil)
+	_ solvers.Reporter    = (*GandivaFair)(nil)
 )
 
 // New builds gandiva-fair from its options.
@@ -289,24 +290,39 @@ func (*GandivaFair) Triggers() models.Trigger {
 
 // Allocate makes one decision; see the package comment for the steps.
 func (p *GandivaFair) Allocate(s *models.Snapshot) (models.Allocation, error) {
+	a, _, err := p.decide(s, false)
+	return a, err
+}
+
+// AllocateChanges is Allocate answering, between quanta, when every job
+// running now keeps its GPUs (as the snapshot shows them), with the jobs that
+// start alone (solvers.Incremental): the same decision.
+func (p *GandivaFair) AllocateChanges(s *models.Snapshot) (models.Allocation, bool, error) {
+	return p.decide(s, true)
+}
+
+// decide makes one decision, answering with the changes alone where
+// changes allows and the decision keeps every running job (see
+// AllocateChanges).
+func (p *GandivaFair) decide(s *models.Snapshot, changes bool) (models.Allocation, bool, error) {
 	if p.st == nil {
 		p.st = newState(s, p)
 	} else if err := p.st.continues(s); err != nil {
-		return models.Allocation{}, err
+		return models.Allocation{}, false, err
 	}
 	st := p.st
 	quantum := !st.decided || (s.Trigger&models.AtRound != 0 && s.Round-st.qRound >= p.quantum)
 	if err := st.sync(s, p.oracle); err != nil {
-		return models.Allocation{}, err
+		return models.Allocation{}, false, err
 	}
 	d := st.shares(p.trading)
 	st.home(d, quantum)
 	if quantum {
 		st.balance(p.threshold, p.maxMig)
 	}
-	run := st.schedule(s, quantum)
+	run, keep := st.schedule(s, quantum, changes)
 	st.finish(s, d, quantum)
-	return models.Allocation{Run: run}, nil
+	return models.Allocation{Run: run}, keep, nil
 }
 
 // Report is the run's record of trades, shares and moves (see Report).

@@ -3,8 +3,10 @@ package gandivafair_test
 import (
 	"maps"
 	"math"
+	"reflect"
 	"slices"
 	"testing"
+	"time"
 
 	"fairbench/models"
 	"fairbench/sim"
@@ -339,5 +341,60 @@ func TestSimTradingRaisesThroughput(t *testing.T) {
 		rep := r.PolicyReport.(*gandivafair.Report)
 		t.Logf("%s: %d trades in %d market records; trade gain %.0f K80-GPU-s; migrations %d, preemptions %d",
 			profile, rep.Trades, len(rep.Markets), rep.TradeGain, r.Summary.Migrations, r.Summary.Preemptions)
+	}
+}
+
+// wholeOnly is gandiva-fair without its answers of changes alone.
+type wholeOnly struct{ p *gandivafair.GandivaFair }
+
+func (w wholeOnly) Name() string             { return w.p.Name() }
+func (w wholeOnly) Triggers() models.Trigger { return w.p.Triggers() }
+func (w wholeOnly) Report() any              { return w.p.Report() }
+func (w wholeOnly) Allocate(s *models.Snapshot) (models.Allocation, error) {
+	return w.p.Allocate(s)
+}
+
+// counting counts gandiva-fair's answers of changes alone.
+type counting struct {
+	*gandivafair.GandivaFair
+	keeps int
+}
+
+func (c *counting) AllocateChanges(s *models.Snapshot) (models.Allocation, bool, error) {
+	a, keep, err := c.GandivaFair.AllocateChanges(s)
+	if keep {
+		c.keeps++
+	}
+	return a, keep, err
+}
+
+// TestSimChangesMatchWhole: gandiva-fair answering between quanta with the
+// jobs that start alone (solvers.Incremental) runs exactly as it does
+// answering with every assignment: the same event log and result, on a
+// cluster of two types with small and large jobs arriving over time, in
+// both profile modes and with a quantum of one and two rounds.
+func TestSimChangesMatchWhole(t *testing.T) {
+	t.Parallel()
+	us := users("A", "B", "C")
+	c := cluster(t, slices.Concat(servers("V100", 3, 4), servers("K80", 2, 8))...)
+	var jobs []models.Job
+	for i := range 60 {
+		gang := []int{1, 1, 2, 4, 8, 12}[i%6]
+		jobs = append(jobs, models.Job{ID: models.JobID(i), User: []string{"A", "B", "C"}[i%3],
+			Type: []string{"r4", "r2", "unit"}[i%3], Gang: gang, Steps: float64(2000 + 700*(i%7)),
+			Arrival: time.Duration(i*i%97) * 40 * time.Second})
+	}
+	for _, opts := range []map[string]any{nil, {"profile": "oracle", "quantum_rounds": 2}} {
+		var changes, whole recorder
+		inc := &counting{GandivaFair: newGF(t, opts)}
+		rc := simulate(t, inc, c, us, changes.on, jobs...)
+		rw := simulate(t, wholeOnly{newGF(t, opts)}, c, us, whole.on, jobs...)
+		if !reflect.DeepEqual(changes.events, whole.events) || !reflect.DeepEqual(rc, rw) {
+			t.Fatalf("%v: changes alone and whole allocations differ (%d and %d events)", opts, len(changes.events), len(whole.events))
+		}
+		if inc.keeps == 0 {
+			t.Fatalf("%v: no answer of changes alone", opts)
+		}
+		t.Logf("%v: %d events, %d answers of changes alone", opts, len(changes.events), inc.keeps)
 	}
 }

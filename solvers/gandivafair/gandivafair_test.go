@@ -376,3 +376,60 @@ func TestProfilingPerUser(t *testing.T) {
 		}
 	}
 }
+
+// TestChangesOnlyWhenEveryRunningJobStays: between quanta gandiva-fair
+// answers with the jobs that start alone (keep true) when every job the
+// snapshot shows running keeps its GPUs, and that answer stands for the
+// whole allocation a twin policy gives (solvers.Changes); when the
+// snapshot does not show a job the policy placed as running (the simulator
+// found no figure for its placement), it answers with every assignment.
+// One server of 8 V100s: jobs 0–5 of gang 1 (A, B, A, B, A, B) run from the
+// quantum at 0, and job 6 arrives at 100 s and starts on a free GPU: the
+// changes are its assignment alone.
+func TestChangesOnlyWhenEveryRunningJobStays(t *testing.T) {
+	for _, hide := range []bool{false, true} {
+		us := users("A", "B")
+		twin := newDriver(t, newGF(t, nil), us, models.Server{Type: "V100", GPUs: 8})
+		d := newDriver(t, newGF(t, nil), us, models.Server{Type: "V100", GPUs: 8})
+		for _, dr := range []*driver{twin, d} {
+			for i := range 6 {
+				dr.add(job(i, []string{"A", "B"}[i%2], "unit", 1))
+			}
+			dr.quantum(0)
+			dr.add(job(6, "A", "unit", 1))
+		}
+		if hide { // the simulator did not start the first job the policy placed
+			for i := range d.jobs {
+				if d.jobs[i].Running() {
+					d.jobs[i].LastType, d.jobs[i].LastGPUs = "", nil
+					break
+				}
+			}
+		}
+		snap := func(dr *driver) *models.Snapshot {
+			env := models.Environment{Cluster: dr.c, Matrix: dr.m, JobTypes: map[string]models.JobType{}}
+			return &models.Snapshot{Now: sec(100), RoundLength: round, Trigger: models.AtArrival, Environment: env, Users: dr.users, Jobs: dr.jobs}
+		}
+		s := snap(d)
+		a, keep, err := d.p.(*gandivafair.GandivaFair).AllocateChanges(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if keep == hide {
+			t.Fatalf("hide %v: keep %v", hide, keep)
+		}
+		if hide {
+			continue
+		}
+		w, err := twin.p.Allocate(snap(twin))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := solvers.Changes(s, a); !reflect.DeepEqual(got.Run, w.Run) {
+			t.Fatalf("changes %v stand for %v, the twin's allocation is %v", a.Run, got.Run, w.Run)
+		}
+		if len(a.Run) != 1 || a.Run[0].Job != 6 || len(w.Run) != 7 {
+			t.Fatalf("changes %v, whole %v: want job 6 alone and 7 assignments", a.Run, w.Run)
+		}
+	}
+}

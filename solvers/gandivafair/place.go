@@ -39,19 +39,38 @@ func (st *state) home(d *decision, quantum bool) {
 	if quantum {
 		unplaced = st.moveTypes(d, unplaced)
 	}
+	// A job's tickets follow from its user's per-GPU tickets on its type:
+	// only the users whose per-GPU tickets changed, and the jobs homed or
+	// moved now, need new ones (the others' would be what they have). The
+	// order does not matter: a retick leaves every minimum pass as it was.
+	if len(st.reticket) != len(d.perGPU) {
+		st.reticket = make([]bool, len(d.perGPU))
+	}
 	for u := range d.perGPU {
+		st.reticket[u] = false
 		for k := range d.perGPU[u] {
-			d.perGPU[u][k] = 0
+			v := 0.0
 			if d.homed[u][k] > 0 {
-				d.perGPU[u][k] = min(1, d.share[u][k]/d.homed[u][k])
+				v = min(1, d.share[u][k]/d.homed[u][k])
+			}
+			if v != d.perGPU[u][k] {
+				d.perGPU[u][k], st.reticket[u] = v, true
 			}
 		}
 	}
 	st.mins.reset(len(st.srv), nT)
-	for _, j := range st.active {
-		if j.typ >= 0 {
-			st.retick(j, max(minPerGPU, d.perGPU[j.user][j.typ])*float64(j.gang))
+	for u, js := range st.byUser {
+		if !st.reticket[u] {
+			continue
 		}
+		for _, j := range js {
+			if j.typ >= 0 {
+				st.retick(j, max(minPerGPU, d.perGPU[u][j.typ])*float64(j.gang))
+			}
+		}
+	}
+	for _, j := range unplaced {
+		st.retick(j, max(minPerGPU, d.perGPU[j.user][j.typ])*float64(j.gang))
 	}
 	st.sumTickets()
 	// Place in snapshot order (arrival order): small jobs on the least
@@ -93,7 +112,13 @@ func (st *state) home(d *decision, quantum bool) {
 func (st *state) retick(j *job, t float64) {
 	old := j.tickets
 	j.tickets = t
-	if old <= 0 || old == t {
+	if old == t {
+		return
+	}
+	if j.srv >= 0 {
+		st.srv[j.srv].stale = true
+	}
+	if old <= 0 {
 		return
 	}
 	f := old / t
@@ -163,7 +188,7 @@ func (st *state) join(j *job, i int) {
 	sv := &st.srv[i]
 	j.pass = st.homeMin(i) + j.lead
 	j.srv, j.lead = i, 0
-	sv.members = append(sv.members, j)
+	sv.members, sv.stale = append(sv.members, j), true
 	sv.tickets += j.tickets
 	sv.load = sv.tickets / float64(sv.gpus)
 }
@@ -174,7 +199,7 @@ func (st *state) leave(j *job) {
 	if j.srv >= 0 {
 		sv := &st.srv[j.srv]
 		j.lead = max(0, j.pass-minPass(sv.members))
-		sv.members = slices.DeleteFunc(sv.members, func(x *job) bool { return x == j })
+		sv.members, sv.stale = slices.DeleteFunc(sv.members, func(x *job) bool { return x == j }), true
 		sv.tickets -= j.tickets
 		sv.load = sv.tickets / float64(sv.gpus)
 		j.srv = -1
@@ -188,14 +213,19 @@ func (st *state) leave(j *job) {
 	}
 }
 
-// sumTickets recomputes every server's tickets and load from its members.
-// A server's pseudo-job whose tickets change has its pass over the central
-// minimum scaled by old/new tickets, as a job's is (retick). That leaves the
-// central minimum where it was (see retick), so it is st.mins' as the
-// reticks before found it.
+// sumTickets recomputes the tickets and load of every stale server from
+// its members (the others' sums would be what they are: the same tickets
+// added in the same order). A server's pseudo-job whose tickets change has
+// its pass over the central minimum scaled by old/new tickets, as a job's
+// is (retick). That leaves the central minimum where it was (see retick),
+// so it is st.mins' as the reticks before found it.
 func (st *state) sumTickets() {
 	for i := range st.srv {
 		sv := &st.srv[i]
+		if !sv.stale {
+			continue
+		}
+		sv.stale = false
 		old := sv.tickets
 		sv.tickets = 0
 		for _, j := range sv.members {
@@ -296,16 +326,20 @@ func (st *state) moveTypes(d *decision, unplaced []*job) []*job {
 
 // pick is the move moveTypes makes next among the movers (see moveTypes):
 // the mover's index, its target type and the move's key, or −1 when none
-// passes. from is mayMove's.
+// passes. from is mayMove's. The waiting movers come first (movers.of), so
+// that once one of them has a move the running ones need no look: the scan
+// in snapshot order would keep the first waiting job's move over any
+// running job's before it, and compare the waiting ones after it in the
+// same order.
 func (t *movers) pick(from []bool) (best, to int, bk moveKey) {
 	best = -1
 	for i := range t.ms {
+		if i == t.waiting && best >= 0 {
+			break // a waiting job's move beats every running job's (moveKey.better)
+		}
 		m := &t.ms[i]
 		if m.typ < 0 || !from[m.typ] || !t.gains.some(m.gi, m.running, m.typ) {
 			continue
-		}
-		if m.running && best >= 0 && bk.waiting {
-			continue // mayBeat's first test, before aiming
 		}
 		if !m.aimed {
 			m.aim(t.share, t.oracle)
@@ -393,19 +427,19 @@ type target struct {
 func (m *mover) aim(share []float64, oracle bool) {
 	j, a := m.j, m.typ
 	m.aimed = true
-	m.movable = a >= 0 && (oracle || j.known[a])
 	m.targets = m.targets[:0]
 	m.top = [2]float64{math.Inf(-1), math.Inf(-1)}
 	if a < 0 {
+		m.movable = false
 		return
 	}
-	for _, b := range j.can {
-		if b == a || share[b] <= eps {
+	if j.aimFor != a+1 {
+		j.aimAt(a, oracle)
+	}
+	m.movable = j.aimMovable
+	for _, c := range j.aims {
+		if share[c.b] <= eps {
 			continue
-		}
-		c := target{b: b, profile: !oracle && j.known[a] && !j.known[b], ratio: 1}
-		if j.known[a] && j.known[b] {
-			c.ratio = j.tput[b] / j.tput[a]
 		}
 		p := 0
 		if c.profile {
@@ -416,10 +450,28 @@ func (m *mover) aim(share []float64, oracle bool) {
 	}
 }
 
+// aimAt fills j's aim cache for home type a: whether j may move from a,
+// and every type of j.can but a as a target, whatever the shares.
+func (j *job) aimAt(a int, oracle bool) {
+	j.aimFor, j.aimMovable = a+1, oracle || j.known[a]
+	j.aims = j.aims[:0]
+	for _, b := range j.can {
+		if b == a {
+			continue
+		}
+		c := target{b: b, profile: !oracle && j.known[a] && !j.known[b], ratio: 1}
+		if j.known[a] && j.known[b] {
+			c.ratio = j.tput[b] / j.tput[a]
+		}
+		j.aims = append(j.aims, c)
+	}
+}
+
 // movers is moveTypes' work space: one user's movers, their targets, their
 // distinct gangs and the user's gain table.
 type movers struct {
-	ms      []mover
+	ms      []mover // the waiting jobs' movers, then the running ones', each in snapshot order
+	waiting int     // how many of ms are waiting jobs'
 	targets []target
 	gangs   []float64
 	gains   gainTable
@@ -427,7 +479,7 @@ type movers struct {
 	oracle  bool
 }
 
-// of lays out the movers of js and fills the gain table for the user's
+// of lays out the movers of js (waiting jobs first) and fills the gain table for the user's
 // shares and homed GPUs, valid until the next call. A mover's targets are
 // found when pick first looks at it.
 func (t *movers) of(js []*job, share, homed []float64, oracle bool) {
@@ -438,16 +490,24 @@ func (t *movers) of(js []*job, share, homed []float64, oracle bool) {
 	}
 	t.targets = slices.Grow(t.targets[:0], n)[:n]
 	n = 0
-	for _, j := range js {
-		g := float64(j.gang)
-		gi := slices.Index(t.gangs, g)
-		if gi < 0 {
-			gi = len(t.gangs)
-			t.gangs = append(t.gangs, g)
+	for _, running := range [2]bool{false, true} {
+		if running {
+			t.waiting = len(t.ms)
 		}
-		// Each mover's targets fit in len(j.can) entries, whatever its type.
-		t.ms = append(t.ms, mover{j: j, typ: j.typ, gang: g, gi: gi, running: j.running(), targets: t.targets[n : n : n+len(j.can)]})
-		n += len(j.can)
+		for _, j := range js {
+			if j.running() != running {
+				continue
+			}
+			g := float64(j.gang)
+			gi := slices.Index(t.gangs, g)
+			if gi < 0 {
+				gi = len(t.gangs)
+				t.gangs = append(t.gangs, g)
+			}
+			// Each mover's targets fit in len(j.can) entries, whatever its type.
+			t.ms = append(t.ms, mover{j: j, typ: j.typ, gang: g, gi: gi, running: running, targets: t.targets[n : n : n+len(j.can)]})
+			n += len(j.can)
+		}
 	}
 	t.gains.reset(t.gangs, share, homed)
 }

@@ -42,6 +42,7 @@ type state struct {
 	entities []entity
 	cands    []int
 	waiting  []*job
+	started  []*job // the jobs planned in this decision but by keepRunning (gpus)
 	base     []float64
 	order    []*job
 	keyed    []passKey // byPass' work space
@@ -63,6 +64,7 @@ type state struct {
 	relearnt []*job      // sync's work space: jobs met again whose speeds or terms grew
 	homeless []*job      // this decision's jobs without a home type, in snapshot order
 	gone     []bool      // sync's work space: per user, a job of it finished
+	reticket []bool      // home's work space: per user, its per-GPU tickets changed
 	reorder  bool        // byUser must be rebuilt from active (a sync stopped early)
 
 	lastR   [][]float64 // [user][pair]: last known speedup, NaN when never known
@@ -94,6 +96,9 @@ type server struct {
 	vt               float64 // the members' minimum pass when last seen
 	tickets          float64 // Σ members' tickets: the pseudo-job's tickets
 	wasLocal         bool    // since the last decision its local scheduler ran it
+	// stale: since sumTickets last summed its tickets, its members or
+	// their tickets changed (or the sum was changed by join or leave).
+	stale bool
 
 	// per decision
 	load  float64 // tickets per GPU
@@ -106,8 +111,9 @@ type server struct {
 // job is one active job's scheduling record.
 type job struct {
 	// The fields every decision reads or writes of every active job come
-	// first, in 128 bytes (two cache lines; 256 in all, so that a job is
-	// aligned to them): a decision walks its jobs several times.
+	// first, in 128 bytes (two cache lines; 296 in all, allocated as 320,
+	// a multiple of 64, so that a job is aligned to them): a decision walks
+	// its jobs several times.
 	id        models.JobID
 	user      int
 	gang      int
@@ -118,6 +124,7 @@ type job struct {
 	pos       int32 // position in this decision's snapshot
 	kept      bool  // plan is its GPUs of the last decision (keepRunning)
 	lastKnown bool  // known[lastTyp] is true (false when lastTyp changes; learnt sets it), so that sync need not look
+	shown     bool  // this decision's snapshot shows it running
 	upos      int32 // position in its user's job list (state.byUser, state.rows)
 	pass      float64
 	tickets   float64
@@ -129,10 +136,18 @@ type job struct {
 	last []int
 	plan []use // where it runs after this decision
 
+	// The third cache line, which type moves read (movers.of, mover.aim):
+	// can, and the aim cache: for home type aimFor−1 (0: none; known
+	// changing empties it), whether the job may move from there and its
+	// targets, every type it can run on but that one, whatever the shares.
+	can        []int // the types where tput > 0, ascending
+	aimFor     int
+	aimMovable bool
+	aims       []target
+
 	lead  float64   // pass − its old home's minimum, while being re-homed
 	tput  []float64 // true throughput per type, 0 where it cannot run
 	known []bool    // per type: the scheduler knows tput there
-	can   []int     // the types where tput > 0, ascending
 
 	// Kept from known and tput (learn), so that a decision does not test
 	// every type and pair of every job: speeds holds tput[k]/gang for each
@@ -207,7 +222,7 @@ func newState(s *models.Snapshot, p *GandivaFair) *state {
 	st.srv = make([]server, len(c.Servers))
 	for i, sv := range c.Servers {
 		k := ti[sv.Type]
-		st.srv[i] = server{typ: k, gpus: sv.GPUs, first: c.FirstGPU(i)}
+		st.srv[i] = server{typ: k, gpus: sv.GPUs, first: c.FirstGPU(i), stale: true}
 		st.tsrv[k] = append(st.tsrv[k], i)
 	}
 	st.lastR = make([][]float64, len(s.Users))
@@ -347,7 +362,7 @@ func (st *state) sync(s *models.Snapshot, oracle bool) error {
 				st.relearnt = append(st.relearnt, js)
 			}
 		}
-		js.seen, js.pos, js.plan, js.kept = st.gen, int32(len(st.active)), js.plan[:0], false
+		js.seen, js.pos, js.plan, js.kept, js.shown = st.gen, int32(len(st.active)), js.plan[:0], false, j.Running()
 		if frac > 0 && js.running() && js.tickets > 0 {
 			js.pass += float64(js.gang) * frac / js.tickets
 		}
@@ -365,6 +380,9 @@ func (st *state) sync(s *models.Snapshot, oracle bool) error {
 	// map holds exactly the last decision's jobs and the new ones).
 	for _, js := range st.prev {
 		if js.seen != st.gen {
+			if js.srv >= 0 {
+				st.srv[js.srv].stale = true
+			}
 			delete(st.jobs, js.id)
 			st.dirty[js.user], st.gone[js.user] = true, true
 			st.changed(js.user, len(js.speeds) > 0, len(js.terms) > 0)
@@ -385,6 +403,9 @@ func (st *state) sync(s *models.Snapshot, oracle bool) error {
 			st.rows[js.user].set(int(js.upos), js, len(st.types), len(st.pairs))
 		}
 	} else {
+		for i := range st.srv { // members may have come in another order
+			st.srv[i].stale = true
+		}
 		for u := range st.byUser {
 			st.byUser[u] = st.byUser[u][:0]
 			st.rows[u].truncate(0, len(st.types), len(st.pairs))
@@ -508,6 +529,7 @@ func (st *state) learnt(js *job, j *models.JobState, isNew bool) bool {
 			return false
 		}
 		js.known[k] = true
+		js.aimFor = 0
 		js.lastKnown = js.lastKnown || k == js.lastTyp
 		return true
 	}

@@ -10,12 +10,16 @@ import (
 // schedule picks the jobs that run until the next decision and their GPUs
 // (package comment, steps 6–7). At a quantum start the central and local
 // stride schedulers decide afresh; otherwise running jobs keep their GPUs and
-// only free GPUs are filled.
-func (st *state) schedule(s *models.Snapshot, quantum bool) []models.Assignment {
+// only free GPUs are filled. With changes, where every job running now
+// keeps its GPUs, the assignments list only the jobs that start, and keep
+// is true (solvers.Incremental).
+func (st *state) schedule(s *models.Snapshot, quantum, changes bool) (run []models.Assignment, keep bool) {
 	if n := s.Cluster.TotalGPUs(); len(st.taken) != n {
 		st.taken = make([]bool, n)
 	}
 	clear(st.taken) // see gpus
+	clear(st.started)
+	st.started = st.started[:0]
 	st.rejoin()
 	for i := range st.srv {
 		sv := &st.srv[i]
@@ -35,7 +39,7 @@ func (st *state) schedule(s *models.Snapshot, quantum bool) []models.Assignment 
 		}
 		st.stick()
 	} else {
-		st.keepRunning()
+		keep = st.keepRunning() && changes
 		for i := range st.srv {
 			if st.srv[i].free > 0 && !st.srv[i].taken {
 				st.runLocal(i)
@@ -51,7 +55,7 @@ func (st *state) schedule(s *models.Snapshot, quantum bool) []models.Assignment 
 	for i := range st.srv {
 		st.srv[i].wasLocal = !st.srv[i].taken
 	}
-	return st.gpus(quantum)
+	return st.gpus(quantum, keep), keep
 }
 
 // central is type k's central stride scheduler over its large jobs and the
@@ -208,6 +212,7 @@ func (st *state) claim(j *job, chosen []int) {
 			j.plan = append(j.plan, use{i, m})
 		}
 	}
+	st.started = append(st.started, j)
 }
 
 // consolidate lets a large job of type k that the central scheduler skipped
@@ -327,13 +332,17 @@ func (st *state) stick() {
 // the GPUs still free, else skipped.
 func (st *state) runLocal(i int) {
 	sv := &st.srv[i]
-	// Only jobs without a plan can start: the others are left out of the
-	// order (between quanta, the running ones), which keeps the rest's.
+	// Only jobs without a plan whose gang fits the GPUs free now can start
+	// (free only shrinks): the others are left out of the order (between
+	// quanta, the running ones), which keeps the rest's.
 	waiting := st.waiting[:0]
 	for _, j := range sv.members {
-		if len(j.plan) == 0 {
+		if len(j.plan) == 0 && j.gang <= sv.free {
 			waiting = append(waiting, j)
 		}
+	}
+	if len(waiting) == 0 {
+		return
 	}
 	order := st.byPass(waiting, nil)
 	clear(waiting)
@@ -345,6 +354,7 @@ func (st *state) runLocal(i int) {
 		if len(j.plan) == 0 && j.gang <= sv.free {
 			j.plan = append(j.plan, use{i, j.gang})
 			sv.free -= j.gang
+			st.started = append(st.started, j)
 		}
 	}
 }
@@ -385,12 +395,18 @@ type passKey struct {
 	j    *job
 }
 
-// keepRunning keeps every running job on its GPUs between quanta.
-func (st *state) keepRunning() {
+// keepRunning keeps every running job on its GPUs between quanta. It
+// reports whether it kept every job the snapshot shows running and no other
+// (a job the policy placed that did not start, for want of a figure, is
+// not), so that the others' assignments can stand for the decision's.
+func (st *state) keepRunning() bool {
+	all := true
 	for _, j := range st.active {
 		if !j.running() || j.typ < 0 || j.lastTyp != j.typ || len(j.last) != j.gang {
+			all = all && !j.running() && !j.shown
 			continue
 		}
+		all = all && j.shown
 		// j.last is ascending and a server's GPUs are consecutive, so each
 		// server's GPUs form one run.
 		for a := 0; a < len(j.last); {
@@ -412,6 +428,7 @@ func (st *state) keepRunning() {
 			st.taken[g] = true
 		}
 	}
+	return all
 }
 
 // fillLarge starts waiting large jobs of type k, lowest pass first, on
@@ -438,6 +455,13 @@ func (st *state) backfill(k int) {
 	if free == 0 {
 		return
 	}
+	// Only waiting jobs whose gang some server's free GPUs hold now can be
+	// placed (free only shrinks): the others are left out of the order,
+	// which keeps the rest's.
+	most := 0
+	for _, i := range st.tsrv[k] {
+		most = max(most, st.srv[i].free)
+	}
 	waiting := st.waiting[:0]
 	if len(st.base) != len(st.srv) {
 		st.base = make([]float64, len(st.srv))
@@ -445,14 +469,14 @@ func (st *state) backfill(k int) {
 	base := st.base
 	for _, i := range st.tsrv[k] {
 		sv := &st.srv[i]
-		base[i] = 0
-		if len(sv.members) > 0 {
-			base[i] = minPass(sv.members)
-		}
+		n := len(waiting)
 		for _, j := range sv.members {
-			if len(j.plan) == 0 {
+			if len(j.plan) == 0 && j.gang <= most {
 				waiting = append(waiting, j)
 			}
+		}
+		if len(waiting) > n { // its home's minimum, read by byPass
+			base[i] = minPass(sv.members)
 		}
 	}
 	for _, j := range st.byPass(waiting, base) {
@@ -476,6 +500,7 @@ func (st *state) backfill(k int) {
 			continue
 		}
 		j.plan = append(j.plan, use{to, j.gang})
+		st.started = append(st.started, j)
 		st.srv[to].free -= j.gang
 		free -= j.gang
 		if to != j.srv {
@@ -492,8 +517,12 @@ func (st *state) backfill(k int) {
 // snapshot order, GPUs ascending. Between quanta the jobs that keep their
 // GPUs are those keepRunning kept, whose GPUs it marked taken (a job it did
 // not keep fails the same test: its plan came from elsewhere); at a quantum
-// start they are found here.
-func (st *state) gpus(quantum bool) []models.Assignment {
+// start they are found here. With changes (every job running now kept by
+// keepRunning, so that the others hold no GPUs) the jobs that keep their
+// GPUs are left out, and only the jobs planned in this decision are looked
+// at (every decision leaves each job's lastTyp at its type, so only the
+// jobs homed in this one have a new type).
+func (st *state) gpus(quantum, changes bool) []models.Assignment {
 	taken := st.taken
 	if quantum {
 		for _, j := range st.active {
@@ -514,9 +543,19 @@ func (st *state) gpus(quantum bool) []models.Assignment {
 	// and the Run are the last decision's storage, grown where needed.
 	slab := slices.Grow(st.slab[:0], len(taken))
 	run := slices.Grow(st.run[:0], len(st.active))
-	for _, j := range st.active {
+	jobs := st.active
+	if changes {
+		for _, j := range st.homeless {
+			j.setLastTyp()
+		}
+		slices.SortFunc(st.started, func(a, b *job) int { return int(a.pos - b.pos) })
+		jobs = st.started
+	}
+	for _, j := range jobs {
 		if len(j.plan) == 0 {
-			j.last = nil // it does not run
+			if j.last != nil {
+				j.last = nil // it does not run
+			}
 			j.setLastTyp()
 			continue
 		}
@@ -541,7 +580,7 @@ func (st *state) gpus(quantum bool) []models.Assignment {
 				j.last = slices.Clone(got)
 			}
 			run = append(run, models.Assignment{Job: j.id, Type: st.types[j.typ], GPUs: got})
-		} else {
+		} else if !changes {
 			run = append(run, models.Assignment{Job: j.id, Type: st.types[j.typ], GPUs: j.last})
 		}
 		j.setLastTyp()
