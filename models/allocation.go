@@ -309,9 +309,10 @@ func (c *Checker) heldIndex(held Holdings, a *Assignment) (i int, ok bool) {
 	return i, ok && i < len(c.seen)
 }
 
-// runnableOn checks that job j can run as as says: a measured throughput on
-// type as.Type (index t; read from the snapshot's row of figures when rows),
-// or, with gradient accumulation, enough memory and GPUs (accumRunnable).
+// runnableOn checks that job j can run as the assignment as says: a
+// measured throughput on type as.Type (index t; read from the snapshot's row
+// of figures when rows), or, with gradient accumulation, enough memory and
+// GPUs (accumRunnable).
 func runnableOn(s *Snapshot, j *JobState, as Assignment, t int, rows bool) error {
 	var thr float64
 	if row := s.RowOf(j); rows && row != nil && t >= 0 {
