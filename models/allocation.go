@@ -245,19 +245,16 @@ func (c *Checker) run(s *Snapshot, run []Assignment, colocate bool, held Holding
 	rows := s.Rates.For(&s.Environment) != nil && slices.Equal(s.Rates.types, types)
 	var owners []gpuOwners // per GPU, made ready at the first named GPU
 	at := c.at[:0]         // made ready with owners
-	sharerOf := func(k int32) sharer { return sharer{&s.Jobs[at[k]], run[k].Accum} }
 	total := s.Cluster.TotalGPUs()
 	next := 0
 	for ai, as := range run {
-		if held != nil && len(as.GPUs) > 0 {
-			if i, ok := held.Holds(&run[ai]); ok && i < len(seen) {
-				if seen[i] != 0 {
-					return &Violation{Constraint: "one placement per job", Job: as.Job, Detail: "job assigned twice"}
-				}
-				seen[i], next = isHeld, i+1
-				used[s.Cluster.TypeIndexOfGPU(as.GPUs[0])] += len(as.GPUs)
-				continue
+		if i, ok := c.heldIndex(held, &run[ai]); ok {
+			if seen[i] != 0 {
+				return &Violation{Constraint: "one placement per job", Job: as.Job, Detail: "job assigned twice"}
 			}
+			seen[i], next = isHeld, i+1
+			used[s.Cluster.TypeIndexOfGPU(as.GPUs[0])] += len(as.GPUs)
+			continue
 		}
 		i, ok := c.find(s, as.Job, next)
 		next = i + 1
@@ -270,20 +267,8 @@ func (c *Checker) run(s *Snapshot, run []Assignment, colocate bool, held Holding
 		}
 		seen[i] = 1
 		t := s.Cluster.TypeIndex(as.Type)
-		var thr float64
-		if row := s.RowOf(j); rows && row != nil && t >= 0 {
-			thr = row[t]
-		} else {
-			thr = s.ThroughputOf(j, as.Type)
-		}
-		if thr <= 0 && as.Accum <= 1 {
-			return &Violation{Constraint: "runnable", Job: as.Job, Type: as.Type,
-				Detail: fmt.Sprintf("no measured throughput for %s at gang %d, or not enough memory or GPUs", j.Type, j.Gang)}
-		}
-		if as.Accum > 1 {
-			if err := accumRunnable(s, j, as); err != nil {
-				return err
-			}
+		if err := runnableOn(s, j, as, t, rows); err != nil {
+			return err
 		}
 		// A type that passed the checks above has GPUs (else the job could
 		// not run there), so t ≥ 0 but for a gang of 0, which takes none.
@@ -306,37 +291,97 @@ func (c *Checker) run(s *Snapshot, run []Assignment, colocate bool, held Holding
 		if held != nil {
 			c.named = append(c.named, int32(ai))
 		}
-		for _, g := range as.GPUs {
-			if g < 0 || g >= total {
-				return &Violation{Constraint: "gpu index", Job: as.Job, Detail: fmt.Sprintf("GPU %d does not exist", g)}
-			}
-			// t is as.Type's index (−1 for a type without GPUs).
-			if s.Cluster.TypeIndexOfGPU(g) != t {
-				return &Violation{Constraint: "gpu type", Job: as.Job, Type: as.Type, Detail: fmt.Sprintf("GPU %d is a %s", g, s.Cluster.TypeOfGPU(g))}
-			}
-			o := owners[g].list()
-			if len(o) > 0 && o[len(o)-1] == int32(ai) { // this assignment named it already
-				return &Violation{Constraint: "gang", Job: as.Job, Type: as.Type, Detail: fmt.Sprintf("GPU %d named twice", g)}
-			}
-			if len(o) > 0 {
-				first := sharerOf(o[0])
-				switch {
-				case !colocate:
-					return &Violation{Constraint: "double-booked", Job: as.Job, Type: as.Type,
-						Detail: fmt.Sprintf("GPU %d also given to job %d", g, first.job.ID)}
-				case len(o) >= MaxJobsPerGPU:
-					return &Violation{Constraint: "at most 2 jobs per GPU", Job: as.Job, Type: as.Type,
-						Detail: fmt.Sprintf("GPU %d already shared by jobs %d and %d", g, first.job.ID, sharerOf(o[1]).job.ID)}
-				}
-				if err := pairFits(s, first.job, j, first.accum, as.Accum, s.Cluster.TypeOfGPU(g)); err != nil {
-					return err
-				}
-			} else {
-				used[t]++
-			}
-			owners[g].add(int32(ai))
+		if err := c.claimGPUs(s, run, ai, t, total, owners, colocate); err != nil {
+			return err
 		}
 	}
+	return overCapacity(s, types, used)
+}
+
+// heldIndex is the snapshot index of a's job when held vouches for a (an
+// assignment naming GPUs, of a job in the snapshot); ok is false otherwise,
+// a then being checked in full.
+func (c *Checker) heldIndex(held Holdings, a *Assignment) (i int, ok bool) {
+	if held == nil || len(a.GPUs) == 0 {
+		return 0, false
+	}
+	i, ok = held.Holds(a)
+	return i, ok && i < len(c.seen)
+}
+
+// runnableOn checks that job j can run as the assignment as says: a
+// measured throughput on type as.Type (index t; read from the snapshot's row
+// of figures when rows), or, with gradient accumulation, enough memory and
+// GPUs (accumRunnable).
+func runnableOn(s *Snapshot, j *JobState, as Assignment, t int, rows bool) error {
+	var thr float64
+	if row := s.RowOf(j); rows && row != nil && t >= 0 {
+		thr = row[t]
+	} else {
+		thr = s.ThroughputOf(j, as.Type)
+	}
+	if thr <= 0 && as.Accum <= 1 {
+		return &Violation{Constraint: "runnable", Job: as.Job, Type: as.Type,
+			Detail: fmt.Sprintf("no measured throughput for %s at gang %d, or not enough memory or GPUs", j.Type, j.Gang)}
+	}
+	if as.Accum > 1 {
+		if err := accumRunnable(s, j, as); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// claimGPUs checks the GPUs that assignment ai (of type index t, its job
+// recorded in c.at) names, out of total, and enters it among each one's
+// owners: a GPU must exist, be of the type, be named once and, when it is
+// taken already, be shared only where colocate allows and the pair fits.
+// A GPU taken first counts against its type in c.used.
+func (c *Checker) claimGPUs(s *Snapshot, run []Assignment, ai, t, total int, owners []gpuOwners, colocate bool) error {
+	as := &run[ai]
+	j := &s.Jobs[c.at[ai]]
+	for _, g := range as.GPUs {
+		if g < 0 || g >= total {
+			return &Violation{Constraint: "gpu index", Job: as.Job, Detail: fmt.Sprintf("GPU %d does not exist", g)}
+		}
+		// t is as.Type's index (−1 for a type without GPUs).
+		if s.Cluster.TypeIndexOfGPU(g) != t {
+			return &Violation{Constraint: "gpu type", Job: as.Job, Type: as.Type, Detail: fmt.Sprintf("GPU %d is a %s", g, s.Cluster.TypeOfGPU(g))}
+		}
+		o := owners[g].list()
+		if len(o) > 0 && o[len(o)-1] == int32(ai) { // this assignment named it already
+			return &Violation{Constraint: "gang", Job: as.Job, Type: as.Type, Detail: fmt.Sprintf("GPU %d named twice", g)}
+		}
+		if len(o) > 0 {
+			first := c.sharerOf(s, run, o[0])
+			switch {
+			case !colocate:
+				return &Violation{Constraint: "double-booked", Job: as.Job, Type: as.Type,
+					Detail: fmt.Sprintf("GPU %d also given to job %d", g, first.job.ID)}
+			case len(o) >= MaxJobsPerGPU:
+				return &Violation{Constraint: "at most 2 jobs per GPU", Job: as.Job, Type: as.Type,
+					Detail: fmt.Sprintf("GPU %d already shared by jobs %d and %d", g, first.job.ID, c.sharerOf(s, run, o[1]).job.ID)}
+			}
+			if err := pairFits(s, first.job, j, first.accum, as.Accum, s.Cluster.TypeOfGPU(g)); err != nil {
+				return err
+			}
+		} else {
+			c.used[t]++
+		}
+		owners[g].add(int32(ai))
+	}
+	return nil
+}
+
+// sharerOf is the sharer of a GPU that assignment k named: its job (found
+// in c.at) with the assignment's accumulation setting.
+func (c *Checker) sharerOf(s *Snapshot, run []Assignment, k int32) sharer {
+	return sharer{&s.Jobs[c.at[k]], run[k].Accum}
+}
+
+// overCapacity reports the first type, by name, whose GPUs used exceed its
+// capacity; nil when none does.
+func overCapacity(s *Snapshot, types []string, used []int) error {
 	over := false
 	for t, n := range used {
 		over = over || n > s.Cluster.Capacity(types[t])

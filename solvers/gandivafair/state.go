@@ -275,18 +275,8 @@ func (st *state) quantumLength(s *models.Snapshot) time.Duration {
 // last decision, learns profiles, meets new jobs and forgets finished ones.
 func (st *state) sync(s *models.Snapshot, oracle bool) error {
 	st.gen++
-	var frac float64
-	if st.decided && s.Now > st.last {
-		frac = float64(s.Now-st.last) / float64(st.quantumLength(s))
-		st.rep.advance(s.Now - st.last)
-	}
-	if frac > 0 {
-		for i := range st.srv {
-			if sv := &st.srv[i]; sv.wasLocal && sv.tickets > 0 {
-				sv.pass += float64(sv.gpus) * frac / sv.tickets
-			}
-		}
-	}
+	frac := st.sinceLast(s)
+	st.chargeServers(frac)
 	// The previous decision's jobs, in its snapshot order, are met again in
 	// this snapshot's order: a job found where the last one found ended
 	// needs no lookup. ordered stays true while the jobs met again come in
@@ -295,14 +285,7 @@ func (st *state) sync(s *models.Snapshot, oracle bool) error {
 	// lose the finished jobs and gain the new ones.
 	st.prev, st.active = st.active, st.prev[:0]
 	fresh := st.fresh[:0]
-	// The schedulers' lists are rebuilt in snapshot order as jobs are met.
-	for i := range st.srv {
-		st.srv[i].members = st.srv[i].members[:0]
-	}
-	for k := range st.large {
-		st.large[k] = st.large[k][:0]
-	}
-	st.homeless = st.homeless[:0]
+	st.clearSchedulerLists()
 	next, lastPos, ordered := 0, -1, !st.reorder
 	for i := range s.Jobs {
 		j := &s.Jobs[i]
@@ -314,30 +297,12 @@ func (st *state) sync(s *models.Snapshot, oracle bool) error {
 		}
 		isNew := js == nil
 		if isNew {
-			u, ok := st.userIdx[j.User]
-			if !ok {
-				st.keepUnmet()
+			var err error
+			if js, err = st.meet(s, j, oracle); err != nil {
 				st.fresh = fresh[:0]
-				return fmt.Errorf("%s: job %d: unknown user %q", st.p.name, j.ID, j.User)
+				return err
 			}
-			js = &job{id: j.ID, user: u, gang: j.Gang, typ: -1, srv: -1,
-				tput: make([]float64, len(st.types)), known: make([]bool, len(st.types))}
-			for k, g := range st.types {
-				js.tput[k] = s.Throughput(&j.Job, g)
-				js.known[k] = oracle
-				if js.tput[k] > 0 {
-					js.can = append(js.can, k)
-				}
-			}
-			st.jobs[j.ID] = js
-			st.count(js, 1)
 			fresh = append(fresh, js)
-			if !st.decided && j.Running() {
-				js.last, js.lastTyp = slices.Sorted(slices.Values(j.LastGPUs)), slices.Index(st.types, j.LastType)
-				if js.lastTyp < 0 {
-					js.last = nil
-				}
-			}
 		} else {
 			if js.seen == st.gen-1 {
 				next = int(js.pos) + 1
@@ -347,37 +312,132 @@ func (st *state) sync(s *models.Snapshot, oracle bool) error {
 			}
 			lastPos = int(js.pos)
 		}
-		learnt := isNew
-		if !oracle {
-			learnt = st.learnt(js, j, isNew) || learnt
-		}
-		if learnt {
-			// known only grows, so the lists only grow: a list that kept
-			// its length is the same list.
-			ns, nr := len(js.speeds), len(js.terms)
-			js.learn(st.pairs)
-			st.dirty[js.user] = true
-			st.changed(js.user, len(js.speeds) != ns, len(js.terms) != nr)
-			if !isNew && (len(js.speeds) != ns || len(js.terms) != nr) {
-				st.relearnt = append(st.relearnt, js)
+		st.learnFrom(js, j, isNew, oracle)
+		st.enlist(js, j, frac)
+	}
+	st.forgetFinished()
+	if ordered {
+		st.patchUserLists(fresh)
+	} else {
+		st.rebuildUserLists()
+	}
+	clear(st.gone)
+	clear(fresh)
+	clear(st.relearnt)
+	st.fresh, st.relearnt, st.reorder = fresh[:0], st.relearnt[:0], false
+	return nil
+}
+
+// sinceLast is the fraction of a quantum gone by since the last decision (0
+// before the first one and when time stood still); the recorder advances by
+// that time.
+func (st *state) sinceLast(s *models.Snapshot) float64 {
+	if !st.decided || s.Now <= st.last {
+		return 0
+	}
+	frac := float64(s.Now-st.last) / float64(st.quantumLength(s))
+	st.rep.advance(s.Now - st.last)
+	return frac
+}
+
+// chargeServers charges each local server that held tickets its pass for
+// frac of a quantum of all its GPUs.
+func (st *state) chargeServers(frac float64) {
+	if frac > 0 {
+		for i := range st.srv {
+			if sv := &st.srv[i]; sv.wasLocal && sv.tickets > 0 {
+				sv.pass += float64(sv.gpus) * frac / sv.tickets
 			}
 		}
-		js.seen, js.pos, js.plan, js.kept, js.shown = st.gen, int32(len(st.active)), js.plan[:0], false, j.Running()
-		if frac > 0 && js.running() && js.tickets > 0 {
-			js.pass += float64(js.gang) * frac / js.tickets
-		}
-		st.active = append(st.active, js)
-		switch {
-		case js.typ < 0:
-			st.homeless = append(st.homeless, js)
-		case js.srv >= 0:
-			st.srv[js.srv].members = append(st.srv[js.srv].members, js)
-		default:
-			st.large[js.typ] = append(st.large[js.typ], js)
+	}
+}
+
+// clearSchedulerLists empties the servers' member lists, the large jobs'
+// lists and the homeless list, keeping their storage, for sync to refill in
+// snapshot order.
+func (st *state) clearSchedulerLists() {
+	for i := range st.srv {
+		st.srv[i].members = st.srv[i].members[:0]
+	}
+	for k := range st.large {
+		st.large[k] = st.large[k][:0]
+	}
+	st.homeless = st.homeless[:0]
+}
+
+// meet builds the state of job j, met for the first time, and registers it.
+// An unknown user is an error; the jobs not yet met are then kept
+// (keepUnmet).
+func (st *state) meet(s *models.Snapshot, j *models.JobState, oracle bool) (*job, error) {
+	u, ok := st.userIdx[j.User]
+	if !ok {
+		st.keepUnmet()
+		return nil, fmt.Errorf("%s: job %d: unknown user %q", st.p.name, j.ID, j.User)
+	}
+	js := &job{id: j.ID, user: u, gang: j.Gang, typ: -1, srv: -1,
+		tput: make([]float64, len(st.types)), known: make([]bool, len(st.types))}
+	for k, g := range st.types {
+		js.tput[k] = s.Throughput(&j.Job, g)
+		js.known[k] = oracle
+		if js.tput[k] > 0 {
+			js.can = append(js.can, k)
 		}
 	}
-	// Forget finished jobs: those of the last decision not met again (the
-	// map holds exactly the last decision's jobs and the new ones).
+	st.jobs[j.ID] = js
+	st.count(js, 1)
+	if !st.decided && j.Running() {
+		js.last, js.lastTyp = slices.Sorted(slices.Values(j.LastGPUs)), slices.Index(st.types, j.LastType)
+		if js.lastTyp < 0 {
+			js.last = nil
+		}
+	}
+	return js, nil
+}
+
+// learnFrom updates js's speeds and speedup terms when it is new or (without
+// the oracle) learnt a type from j, marking its user's measures to redo.
+func (st *state) learnFrom(js *job, j *models.JobState, isNew, oracle bool) {
+	learnt := isNew
+	if !oracle {
+		learnt = st.learnt(js, j, isNew) || learnt
+	}
+	if !learnt {
+		return
+	}
+	// known only grows, so the lists only grow: a list that kept its length
+	// is the same list.
+	ns, nr := len(js.speeds), len(js.terms)
+	js.learn(st.pairs)
+	st.dirty[js.user] = true
+	st.changed(js.user, len(js.speeds) != ns, len(js.terms) != nr)
+	if !isNew && (len(js.speeds) != ns || len(js.terms) != nr) {
+		st.relearnt = append(st.relearnt, js)
+	}
+}
+
+// enlist marks js met in this sync at the next active position, charges its
+// pass for frac of a quantum if it ran, and files it in its scheduler's list:
+// the homeless list, its server's members or its type's large jobs.
+func (st *state) enlist(js *job, j *models.JobState, frac float64) {
+	js.seen, js.pos, js.plan, js.kept, js.shown = st.gen, int32(len(st.active)), js.plan[:0], false, j.Running()
+	if frac > 0 && js.running() && js.tickets > 0 {
+		js.pass += float64(js.gang) * frac / js.tickets
+	}
+	st.active = append(st.active, js)
+	switch {
+	case js.typ < 0:
+		st.homeless = append(st.homeless, js)
+	case js.srv >= 0:
+		st.srv[js.srv].members = append(st.srv[js.srv].members, js)
+	default:
+		st.large[js.typ] = append(st.large[js.typ], js)
+	}
+}
+
+// forgetFinished forgets the jobs of the last decision not met again (the
+// map holds exactly the last decision's jobs and the new ones), marking
+// their users' lists and measures to redo.
+func (st *state) forgetFinished() {
 	for _, js := range st.prev {
 		if js.seen != st.gen {
 			if js.srv >= 0 {
@@ -390,36 +450,40 @@ func (st *state) sync(s *models.Snapshot, oracle bool) error {
 		}
 	}
 	clear(st.prev)
-	if ordered {
-		for u, g := range st.gone {
-			if g {
-				st.drop(u)
-			}
-		}
-		for _, js := range fresh {
-			st.add(js)
-		}
-		for _, js := range st.relearnt {
-			st.rows[js.user].set(int(js.upos), js, len(st.types), len(st.pairs))
-		}
-	} else {
-		for i := range st.srv { // members may have come in another order
-			st.srv[i].stale = true
-		}
-		for u := range st.byUser {
-			st.byUser[u] = st.byUser[u][:0]
-			st.rows[u].truncate(0, len(st.types), len(st.pairs))
-			st.changed(u, true, true)
-		}
-		for _, js := range st.active {
-			st.add(js)
+}
+
+// patchUserLists brings the users' job lists and rows up to date when the
+// jobs came in the previous order: the users who lost jobs drop them, the
+// fresh jobs join, and the relearnt jobs' rows are rewritten.
+func (st *state) patchUserLists(fresh []*job) {
+	for u, g := range st.gone {
+		if g {
+			st.drop(u)
 		}
 	}
-	clear(st.gone)
-	clear(fresh)
-	clear(st.relearnt)
-	st.fresh, st.relearnt, st.reorder = fresh[:0], st.relearnt[:0], false
-	return nil
+	for _, js := range fresh {
+		st.add(js)
+	}
+	for _, js := range st.relearnt {
+		st.rows[js.user].set(int(js.upos), js, len(st.types), len(st.pairs))
+	}
+}
+
+// rebuildUserLists rebuilds every user's job list and rows from the active
+// jobs, when they may have come in another order; every server's members
+// go stale.
+func (st *state) rebuildUserLists() {
+	for i := range st.srv { // members may have come in another order
+		st.srv[i].stale = true
+	}
+	for u := range st.byUser {
+		st.byUser[u] = st.byUser[u][:0]
+		st.rows[u].truncate(0, len(st.types), len(st.pairs))
+		st.changed(u, true, true)
+	}
+	for _, js := range st.active {
+		st.add(js)
+	}
 }
 
 // add appends js to its user's job list and rows.

@@ -134,6 +134,13 @@ func (s Solver) Solve(m *Market) (*Solution, error) {
 			return sol, err
 		}
 	}
+	return s.cuttingPlanes(m, backend, tol*totalW, maxIter)
+}
+
+// cuttingPlanes runs Kelley's method on m (see Solve) with the LP backend
+// until the gap is at most gap, no tangent tightens or after maxIter LP
+// solves, and finishes the best point found.
+func (s Solver) cuttingPlanes(m *Market, backend lp.Solver, gap float64, maxIter int) (*Solution, error) {
 	k := newKelley(m)
 	var best *Solution
 	var duals []float64
@@ -142,23 +149,11 @@ func (s Solver) Solve(m *Market) (*Solution, error) {
 		warm = &lp.Basis{}
 	}
 	for it := 1; ; it++ {
-		if !s.Deadline.IsZero() && time.Now().After(s.Deadline) {
-			return nil, fmt.Errorf("nash: %d cutting-plane solves before the deadline: %w", it-1, lp.ErrLimit)
+		opt, err := s.outerOptions(warm, it)
+		if err != nil {
+			return nil, err
 		}
-		opt := lp.Options{Warm: warm}
-		if !s.Deadline.IsZero() {
-			opt.TimeLimit = time.Until(s.Deadline)
-			if opt.TimeLimit <= 0 {
-				return nil, fmt.Errorf("nash: deadline reached: %w", lp.ErrLimit)
-			}
-		}
-		res, err := backend.Solve(&k.p, opt)
-		if err != nil && errors.Is(err, lp.ErrSolver) && backend.Name() != (lp.Pure{}).Name() {
-			// CLP can stop on a badly scaled outer approximation ("optimal
-			// with secondary status 3": the unscaled problem keeps dual
-			// infeasibilities); the dense simplex settles it.
-			res, err = lp.Pure{}.Solve(&k.p, opt)
-		}
+		res, err := solveOuter(backend, &k.p, opt)
 		if err != nil {
 			if best != nil && !errors.Is(err, lp.ErrLimit) {
 				break // numerical trouble deep in the loop: polish what we have
@@ -173,7 +168,7 @@ func (s Solver) Solve(m *Market) (*Solution, error) {
 		}
 		best.Bound = math.Min(best.Bound, res.Objective+k.offset)
 		best.Iterations = it
-		if best.Bound-best.Welfare <= tol*totalW {
+		if best.Bound-best.Welfare <= gap {
 			break
 		}
 		if it >= maxIter {
@@ -189,20 +184,8 @@ func (s Solver) Solve(m *Market) (*Solution, error) {
 				return sol, nil
 			}
 		}
-		added := false
 		rowsBefore := len(k.p.Rows)
-		for i := range m.Weights {
-			ti := res.X[k.t[i]]
-			ui := u[i] / k.top[i]
-			switch {
-			case ui <= 0:
-				k.cut(i, k.lowest[i]/4)
-				added = true
-			case math.Log(ui) < ti-1e-15*math.Max(1, math.Abs(ti)):
-				added = k.cut(i, ui) || added
-			}
-		}
-		if !added {
+		if !k.tighten(res.X, u) {
 			break // no buyer's tangent can tighten: the LP point is optimal to rounding
 		}
 		if warm != nil {
@@ -210,6 +193,54 @@ func (s Solver) Solve(m *Market) (*Solution, error) {
 		}
 	}
 	return finish(m, best, duals, backend)
+}
+
+// outerOptions are the options of the it-th LP solve: the warm start, and
+// the time left before the deadline, an error when it has passed.
+func (s Solver) outerOptions(warm *lp.Basis, it int) (lp.Options, error) {
+	if !s.Deadline.IsZero() && time.Now().After(s.Deadline) {
+		return lp.Options{}, fmt.Errorf("nash: %d cutting-plane solves before the deadline: %w", it-1, lp.ErrLimit)
+	}
+	opt := lp.Options{Warm: warm}
+	if !s.Deadline.IsZero() {
+		opt.TimeLimit = time.Until(s.Deadline)
+		if opt.TimeLimit <= 0 {
+			return lp.Options{}, fmt.Errorf("nash: deadline reached: %w", lp.ErrLimit)
+		}
+	}
+	return opt, nil
+}
+
+// solveOuter solves the outer approximation p with backend, and again with
+// the dense simplex when another backend fails.
+func solveOuter(backend lp.Solver, p *lp.Problem, opt lp.Options) (lp.Result, error) {
+	res, err := backend.Solve(p, opt)
+	if err != nil && errors.Is(err, lp.ErrSolver) && backend.Name() != (lp.Pure{}).Name() {
+		// CLP can stop on a badly scaled outer approximation ("optimal
+		// with secondary status 3": the unscaled problem keeps dual
+		// infeasibilities); the dense simplex settles it.
+		res, err = lp.Pure{}.Solve(p, opt)
+	}
+	return res, err
+}
+
+// tighten adds a tangent at every buyer's utility u_i whose log lies below
+// the LP's t_i (in the LP solution x), and a low one for a buyer left with
+// nothing; it reports whether any cut was added.
+func (k *kelley) tighten(x, u []float64) bool {
+	added := false
+	for i := range k.m.Weights {
+		ti := x[k.t[i]]
+		ui := u[i] / k.top[i]
+		switch {
+		case ui <= 0:
+			k.cut(i, k.lowest[i]/4)
+			added = true
+		case math.Log(ui) < ti-1e-15*math.Max(1, math.Abs(ti)):
+			added = k.cut(i, ui) || added
+		}
+	}
+	return added
 }
 
 // ipmLimit is the largest market (usable pairs) that Solve starts with the
