@@ -305,7 +305,7 @@ func newArrowFactor(q *ipmProblem, l *arrowLayout, old *arrowFactor) *arrowFacto
 		f = &arrowFactor{}
 	}
 	f.l, f.n, f.nb = l, len(q.c), nb
-	f.start, f.uStart = growInts(f.start, len(l.blocks)+1), growInts(f.uStart, len(l.blocks)+1)
+	f.start, f.uStart = grow(f.start, len(l.blocks)+1), grow(f.uStart, len(l.blocks)+1)
 	f.start[0], f.uStart[0] = 0, 0
 	f.of3 = true
 	for b, vars := range l.blocks {
@@ -373,7 +373,7 @@ func newArrowFactor(q *ipmProblem, l *arrowLayout, old *arrowFactor) *arrowFacto
 	}
 	f.rowAt = append(f.rowAt, len(f.pairs))
 	// The coupling rows grouped by block, in row order within a block.
-	f.coupleAt = growInts(f.coupleAt, len(l.blocks)+1)
+	f.coupleAt = grow(f.coupleAt, len(l.blocks)+1)
 	clear(f.coupleAt)
 	for _, c := range spans {
 		f.coupleAt[c.block+1]++
@@ -385,7 +385,7 @@ func newArrowFactor(q *ipmProblem, l *arrowLayout, old *arrowFactor) *arrowFacto
 		f.couple = make([]arrowCoupling, len(spans))
 	}
 	f.couple = f.couple[:len(spans)]
-	f.spans, f.next = spans, growInts(f.next, len(l.blocks))
+	f.spans, f.next = spans, grow(f.next, len(l.blocks))
 	next := f.next
 	copy(next, f.coupleAt)
 	for _, c := range spans {
@@ -1030,16 +1030,9 @@ func sparseDot(terms []Term, x []float64) float64 {
 
 // grow returns v resliced to n entries, or a new slice where v is too
 // short; its contents are not cleared.
-func grow(v []float64, n int) []float64 {
+func grow[T any](v []T, n int) []T {
 	if cap(v) < n {
-		return make([]float64, n)
-	}
-	return v[:n]
-}
-
-func growInts(v []int, n int) []int {
-	if cap(v) < n {
-		return make([]int, n)
+		return make([]T, n)
 	}
 	return v[:n]
 }
