@@ -50,7 +50,7 @@ func (e *engine) changesFast(snap *models.Snapshot, changes models.Allocation) b
 
 // adoptChanges puts changes, which changesFast passed, in force: as adopt
 // would the whole allocation, with every running job kept by marks.
-func (e *engine) adoptChanges(changes models.Allocation) error {
+func (e *engine) adoptChanges(changes models.Allocation) {
 	k := changes.Kind()
 	e.whole = true
 	e.hold(k)
@@ -65,5 +65,4 @@ func (e *engine) adoptChanges(changes models.Allocation) error {
 	e.placer.kept = ps
 	e.keepAll = true
 	e.apply(ps)
-	return nil
 }

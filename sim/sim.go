@@ -640,7 +640,8 @@ func (e *engine) decide(why models.Trigger) error {
 	e.checks++
 	if keep {
 		if e.changesFast(snap, alloc) {
-			return e.adoptChanges(alloc)
+			e.adoptChanges(alloc)
+			return nil
 		}
 		alloc = solvers.Changes(snap, alloc)
 	}
